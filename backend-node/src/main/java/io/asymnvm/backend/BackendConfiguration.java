@@ -1,0 +1,205 @@
+package io.asymnvm.backend;
+
+import io.asymnvm.core.Checks;
+import io.asymnvm.core.fabric.PersistenceDomain;
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.region.MappedRegion;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Everything a backend node needs to start, validated completely by {@link #conclude()} before any file is
+ * mapped or any port bound. Build with {@link #builder(Path)}.
+ */
+public final class BackendConfiguration {
+    public static final long DEFAULT_SIZE = 256L << 20;
+    public static final int DEFAULT_PAGE_SIZE = 4096;
+    public static final long DEFAULT_SLAB_SIZE = 1L << 20;
+    public static final int DEFAULT_MAX_FRONTENDS = 8;
+    public static final long DEFAULT_SEM_RING = 4L << 20;
+    public static final long DEFAULT_REDO_RING = 16L << 20;
+    public static final int MAX_FRONTENDS_LIMIT = 1024;
+
+    private final Path pmFile;
+    private final long size;
+    private final String bindHost;
+    private final int port;
+    private final int pageSize;
+    private final long slabSize;
+    private final int maxFrontends;
+    private final long semRingCapacity;
+    private final long redoRingCapacity;
+    private final MappedRegion.MapMode mapMode;
+    private final PersistenceDomain persistenceDomain;
+    private final boolean ddio;
+
+    private BackendConfiguration(Builder b) {
+        this.pmFile = b.pmFile;
+        this.size = b.size;
+        this.bindHost = b.bindHost;
+        this.port = b.port;
+        this.pageSize = b.pageSize;
+        this.slabSize = b.slabSize;
+        this.maxFrontends = b.maxFrontends;
+        this.semRingCapacity = b.semRingCapacity;
+        this.redoRingCapacity = b.redoRingCapacity;
+        this.mapMode = b.mapMode;
+        this.persistenceDomain = b.persistenceDomain;
+        this.ddio = b.ddio;
+    }
+
+    public static Builder builder(Path pmFile) {
+        return new Builder(pmFile);
+    }
+
+    public Path pmFile() {
+        return pmFile;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public String bindHost() {
+        return bindHost;
+    }
+
+    /** TCP port; -1 = no TCP listener (embedded), 0 = any free port. */
+    public int port() {
+        return port;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public long slabSize() {
+        return slabSize;
+    }
+
+    public int maxFrontends() {
+        return maxFrontends;
+    }
+
+    public long semRingCapacity() {
+        return semRingCapacity;
+    }
+
+    public long redoRingCapacity() {
+        return redoRingCapacity;
+    }
+
+    public MappedRegion.MapMode mapMode() {
+        return mapMode;
+    }
+
+    public PersistenceDomain persistenceDomain() {
+        return persistenceDomain;
+    }
+
+    public boolean ddio() {
+        return ddio;
+    }
+
+    /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
+    public static final class Builder {
+        private final Path pmFile;
+        private long size = DEFAULT_SIZE;
+        private String bindHost = "127.0.0.1";
+        private int port = -1;
+        private int pageSize = DEFAULT_PAGE_SIZE;
+        private long slabSize = DEFAULT_SLAB_SIZE;
+        private int maxFrontends = DEFAULT_MAX_FRONTENDS;
+        private long semRingCapacity = DEFAULT_SEM_RING;
+        private long redoRingCapacity = DEFAULT_REDO_RING;
+        private MappedRegion.MapMode mapMode = MappedRegion.MapMode.FILE;
+        private PersistenceDomain persistenceDomain = PersistenceDomain.ADR;
+        private boolean ddio = true;
+
+        private Builder(Path pmFile) {
+            this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
+        }
+
+        public Builder size(long v) {
+            size = v;
+            return this;
+        }
+
+        public Builder bindHost(String v) {
+            bindHost = Objects.requireNonNull(v, "bindHost");
+            return this;
+        }
+
+        public Builder port(int v) {
+            port = v;
+            return this;
+        }
+
+        public Builder pageSize(int v) {
+            pageSize = v;
+            return this;
+        }
+
+        public Builder slabSize(long v) {
+            slabSize = v;
+            return this;
+        }
+
+        public Builder maxFrontends(int v) {
+            maxFrontends = v;
+            return this;
+        }
+
+        public Builder semRingCapacity(long v) {
+            semRingCapacity = v;
+            return this;
+        }
+
+        public Builder redoRingCapacity(long v) {
+            redoRingCapacity = v;
+            return this;
+        }
+
+        public Builder mapMode(MappedRegion.MapMode v) {
+            mapMode = Objects.requireNonNull(v, "mapMode");
+            return this;
+        }
+
+        public Builder persistence(PersistenceDomain domain, boolean ddioOn) {
+            persistenceDomain = Objects.requireNonNull(domain, "domain");
+            ddio = ddioOn;
+            return this;
+        }
+
+        public BackendConfiguration conclude() {
+            Checks.requirePowerOfTwo("page size", pageSize);
+            Checks.requireRange("page size", pageSize, 512, 1 << 20);
+            Checks.requirePositive("PM size", size);
+            Checks.requireMultipleOf("PM size", size, pageSize);
+            Checks.requirePowerOfTwo("slab size", slabSize);
+            Checks.requireRange("slab size", slabSize, pageSize, 1L << 30);
+            Checks.requireRange("max frontends", maxFrontends, 1, MAX_FRONTENDS_LIMIT);
+            Checks.requireRange("port", port, -1, 65535);
+            Checks.requirePositive("semantic ring capacity", semRingCapacity);
+            Checks.requireMultipleOf("semantic ring capacity", semRingCapacity, pageSize);
+            Checks.requireRange("semantic ring capacity", semRingCapacity, 4L * LogRecordLayout.ALIGNMENT, 1L << 30);
+            Checks.requirePositive("redo ring capacity", redoRingCapacity);
+            Checks.requireMultipleOf("redo ring capacity", redoRingCapacity, pageSize);
+            Checks.requireRange("redo ring capacity", redoRingCapacity, 4L * LogRecordLayout.ALIGNMENT, 1L << 30);
+            if (persistenceDomain != PersistenceDomain.ADR && mapMode != MappedRegion.MapMode.DAX) {
+                throw new IllegalArgumentException("persistence domain " + persistenceDomain
+                        + " needs a DAX-mapped PM file (map mode DAX); with map mode " + mapMode
+                        + " data is durable only after msync, so only ADR (flush on commit) is correct");
+            }
+            return new BackendConfiguration(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
+                + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + "]";
+    }
+}

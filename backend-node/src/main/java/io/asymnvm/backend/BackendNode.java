@@ -1,0 +1,160 @@
+package io.asymnvm.backend;
+
+import io.asymnvm.backend.control.BackendControlHandler;
+import io.asymnvm.backend.image.PmImage;
+import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.replay.ReplayAgent;
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.fabric.EmulatedNic;
+import io.asymnvm.core.fabric.Fabric;
+import io.asymnvm.core.fabric.RegionTable;
+import io.asymnvm.core.fabric.RemotePersistenceRecipe;
+import io.asymnvm.core.fabric.local.LocalFabric;
+import io.asymnvm.core.fabric.tcp.TcpNicServer;
+import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.PersistentRegion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+/**
+ * A memory node: owns the PM image, registers its regions with the emulated NIC, serves the control plane and
+ * runs the replayer. Start order is the recovery procedure of DESIGN §4: validate configuration and superblock,
+ * probe the port (nothing mapped yet), map, validate each frontend's semantic ring up to its valid tail (typed
+ * error on corruption before the durable watermark), replay every complete redo batch, then serve.
+ *
+ * <p>Unused in the frontend's process except through {@link io.asymnvm.core.fabric.EmbeddedBackend}.
+ */
+public final class BackendNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendNode.class);
+
+    private final BackendConfiguration config;
+    private final PmImage image;
+    private final FrontendLog[] logs;
+    private final ReplayAgent replayer;
+    private final Thread replayThread;
+    private final EmulatedNic nic;
+    private final TcpNicServer tcp;
+    private final LocalFabric local;
+    private volatile boolean closed;
+
+    private BackendNode(BackendConfiguration config) {
+        this.config = config;
+        if (config.port() > 0) {
+            probePort(config.bindHost(), config.port());
+        }
+        this.image = PmImage.open(config);
+        try {
+            PersistentRegion region = image.region();
+            Superblock sb = image.superblock();
+            SlabTable slabs = new SlabTable(region, sb);
+            this.logs = new FrontendLog[sb.maxFrontends()];
+            for (int f = 0; f < logs.length; f++) {
+                logs[f] = new FrontendLog(f, region, sb);
+                FrontendLog.SemanticTail tail = logs[f].scanSemantic();
+                if (tail.records() > 0) {
+                    LOG.info("frontend {}: {} semantic records after applied tx {} (up to tx {})", f,
+                            tail.records(), logs[f].checkpoint().appliedTxId(), tail.lastTxId());
+                }
+            }
+            this.replayer = new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, slabs);
+            replayer.awaitReplayed();
+            RegionTable regions = new RegionTable();
+            regions.register(RegionIds.HEAP, region, sb.heapOffset(), sb.slabCount() * sb.slabSize(), null);
+            for (int f = 0; f < logs.length; f++) {
+                regions.register(RegionIds.control(f), region, sb.controlBlockOf(f), sb.pageSize(), null);
+                regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null);
+                regions.register(RegionIds.redo(f), region, sb.redoRingOf(f), sb.redoRingCapacity(),
+                        replayer::signal);
+            }
+            RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
+                    config.ddio());
+            this.nic = new EmulatedNic(regions,
+                    new BackendControlHandler(sb, logs, slabs, recipe), config.persistenceDomain());
+            this.local = new LocalFabric(nic);
+            this.replayThread = new Thread(replayer, "asymnvm-replayer");
+            replayThread.setDaemon(true);
+            replayThread.start();
+            this.tcp = config.port() >= 0
+                    ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port())).start()
+                    : null;
+        } catch (RuntimeException e) {
+            image.close();
+            throw e;
+        }
+        LOG.info("backend serving {} ({} free slabs){}", config.pmFile(), image.superblock().slabCount(),
+                tcp == null ? "" : " on " + config.bindHost() + ":" + tcp.port());
+    }
+
+    /** Starts a node; every configuration and media problem is reported before anything is served. */
+    public static BackendNode start(BackendConfiguration config) {
+        return new BackendNode(config);
+    }
+
+    private static void probePort(String host, int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("port " + port + " on " + host + " is not available: "
+                    + e.getMessage());
+        }
+    }
+
+    /** The in-process fabric to this node. */
+    public Fabric localFabric() {
+        return local;
+    }
+
+    /** The TCP port, or -1 when not listening. */
+    public int port() {
+        return tcp == null ? -1 : tcp.port();
+    }
+
+    public Superblock superblock() {
+        return image.superblock();
+    }
+
+    public boolean previousShutdownClean() {
+        return image.previousShutdownClean();
+    }
+
+    public FrontendLog frontendLog(int frontendId) {
+        return logs[frontendId];
+    }
+
+    public void awaitReplayed() {
+        replayer.awaitReplayed();
+    }
+
+    public BackendConfiguration configuration() {
+        return config;
+    }
+
+    /** Stops serving, finishes replay of complete batches, unmaps, removes the mark file. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (tcp != null) {
+            tcp.close();
+        }
+        replayer.stop();
+        try {
+            replayThread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        replayer.awaitReplayed();
+        image.close();
+        LOG.info("backend {} closed cleanly", config.pmFile());
+    }
+
+}

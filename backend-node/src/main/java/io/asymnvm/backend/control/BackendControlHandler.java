@@ -1,0 +1,133 @@
+package io.asymnvm.backend.control;
+
+import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.fabric.Access;
+import io.asymnvm.core.fabric.ControlHandler;
+import io.asymnvm.core.fabric.NicSession;
+import io.asymnvm.core.fabric.RemotePersistenceRecipe;
+import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
+import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.recovery.log.RingScanner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The backend's control plane (two-sided calls): attach, slab grants, detach. Attach grants the session its
+ * regions (heap read-only, own control block read-only, own rings read-write), points its FLUSH stamp at the
+ * durable watermark word, and fences any older session of the same frontend, so a stale frontend can never
+ * write again once a new incarnation attached.
+ */
+public final class BackendControlHandler implements ControlHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendControlHandler.class);
+
+    private final Superblock sb;
+    private final FrontendLog[] logs;
+    private final SlabTable slabs;
+    private final RemotePersistenceRecipe recipe;
+    private final Map<Integer, NicSession> sessions = new ConcurrentHashMap<>();
+
+    public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe) {
+        this.sb = sb;
+        this.logs = logs;
+        this.slabs = slabs;
+        this.recipe = recipe;
+    }
+
+    @Override
+    public byte[] handle(NicSession session, byte[] request) {
+        if (request.length < ControlMessageLayout.REQUEST_LENGTH) {
+            throw new AsymNvmException(ErrorCode.MALFORMED_FRAME, "control request of " + request.length
+                    + " bytes, expected " + ControlMessageLayout.REQUEST_LENGTH);
+        }
+        ByteBuffer b = ControlMessageLayout.wrap(request);
+        int kind = b.getInt();
+        int frontendId = b.getInt();
+        return switch (kind) {
+            case ControlMessageLayout.KIND_ATTACH -> attach(session, frontendId);
+            case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
+            case ControlMessageLayout.KIND_DETACH -> detach(session);
+            case ControlMessageLayout.KIND_PING -> new byte[0];
+            default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
+        };
+    }
+
+    private byte[] attach(NicSession session, int frontendId) {
+        if (frontendId < 0 || frontendId >= logs.length) {
+            throw new AsymNvmException(ErrorCode.UNKNOWN_FRONTEND, "frontend id " + frontendId
+                    + " outside [0, " + logs.length + ") of this backend");
+        }
+        FrontendLog log = logs[frontendId];
+        if (log.fault() != null) {
+            throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
+                    + " is stopped: " + log.fault());
+        }
+        synchronized (log) {
+            long epoch = log.beginAttach();
+            NicSession old = sessions.put(frontendId, session);
+            if (old != null && old != session) {
+                old.fence("frontend " + frontendId + " re-attached with epoch " + epoch);
+                LOG.info("fenced older session {} of frontend {}", old.id(), frontendId);
+            }
+            session.revokeAll();
+            session.bind(frontendId, epoch);
+            session.grant(RegionIds.HEAP, Access.READ);
+            session.grant(RegionIds.control(frontendId), Access.READ);
+            session.grant(RegionIds.semantic(frontendId), Access.READ_WRITE);
+            session.grant(RegionIds.redo(frontendId), Access.READ_WRITE);
+            session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET);
+            Checkpoint cp = log.checkpoint();
+            FrontendLog.SemanticTail sem = log.scanSemantic();
+            RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);
+            LOG.info("frontend {} attached (epoch {}): applied tx {}, {} semantic records after it",
+                    frontendId, epoch, cp.appliedTxId(), sem.records());
+            return new AttachReply(sb.epoch(), epoch, sb.pageSize(), recipe.wireValue(), sb.semRingCapacity(),
+                    sb.redoRingCapacity(), sb.slabSize(), sb.slabCount() * sb.slabSize(), cp.appliedTxId(),
+                    cp.semHead(), cp.redoHead(), sem.tail(), redo.tail(), sem.lastTxId(),
+                    slabs.ownedBy(frontendId)).encode();
+        }
+    }
+
+    private int requireAttached(NicSession session) {
+        if (session.frontendId() < 0) {
+            throw new AsymNvmException(ErrorCode.NOT_ATTACHED, "session " + session.id() + " has not attached");
+        }
+        if (session.isFenced()) {
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "session " + session.id() + " of frontend "
+                    + session.frontendId() + " was fenced by a newer attach");
+        }
+        return session.frontendId();
+    }
+
+    private byte[] grant(NicSession session) {
+        int frontendId = requireAttached(session);
+        long slab = slabs.grant(frontendId);
+        return ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(slab).putLong(slab * sb.slabSize()).array();
+    }
+
+    private byte[] detach(NicSession session) {
+        int frontendId = requireAttached(session);
+        logs[frontendId].markDetached();
+        session.revokeAll();
+        sessions.remove(frontendId, session);
+        return new byte[0];
+    }
+
+    @Override
+    public void sessionClosed(NicSession session) {
+        if (session.frontendId() >= 0) {
+            sessions.remove(session.frontendId(), session);
+        }
+    }
+}

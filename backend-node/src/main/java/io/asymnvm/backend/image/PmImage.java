@@ -1,0 +1,174 @@
+package io.asymnvm.backend.image;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.core.layout.SuperblockLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.MappedRegion;
+import io.asymnvm.core.region.PersistentRegion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+
+/**
+ * A backend's PM image: formats a new file or validates an existing one (superblock read through a plain file
+ * channel before anything is mapped), holds an exclusive lock so two backends never share a file, and keeps a
+ * mark file that exists while the node runs, so the next start knows whether the last shutdown was clean.
+ */
+public final class PmImage implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PmImage.class);
+
+    private final PersistentRegion region;
+    private final Superblock superblock;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final Path markFile;
+    private final boolean cleanShutdown;
+    private final boolean formatted;
+
+    private PmImage(PersistentRegion region, Superblock superblock, FileChannel lockChannel, FileLock lock,
+                    Path markFile, boolean cleanShutdown, boolean formatted) {
+        this.region = region;
+        this.superblock = superblock;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.markFile = markFile;
+        this.cleanShutdown = cleanShutdown;
+        this.formatted = formatted;
+    }
+
+    /**
+     * Reads and validates the superblock of an existing image without mapping it. Fails with the file, offset,
+     * expected and actual values on corruption, or both versions on a format mismatch.
+     */
+    public static Superblock readSuperblock(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size < SuperblockLayout.LENGTH) {
+                throw new io.asymnvm.core.CorruptRecordException(file.toString(), 0, "file length >= superblock",
+                        SuperblockLayout.LENGTH, size);
+            }
+            ByteBuffer b = ByteBuffer.allocate(SuperblockLayout.LENGTH);
+            while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
+                // read fully
+            }
+            return SuperblockLayout.decode(b.array(), file.toString(), size);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read PM file " + file, e);
+        }
+    }
+
+    /** Opens an existing image or formats a new one as configured. */
+    public static PmImage open(BackendConfiguration config) {
+        Path file = config.pmFile().toAbsolutePath();
+        boolean exists = Files.exists(file) && sizeOf(file) > 0;
+        Superblock sb;
+        if (exists) {
+            sb = readSuperblock(file);
+            if (sb.fileSize() != config.size() && config.size() != BackendConfiguration.DEFAULT_SIZE) {
+                LOG.warn("{}: configured size {} ignored, the image has {}", file, config.size(), sb.fileSize());
+            }
+        } else {
+            sb = SuperblockLayout.plan(config.size(), config.pageSize(), config.slabSize(), config.maxFrontends(),
+                    config.semRingCapacity(), config.redoRingCapacity(), UUID.randomUUID(),
+                    System.currentTimeMillis());
+        }
+        Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
+        Path markFile = file.resolveSibling(file.getFileName() + ".mark");
+        FileChannel lockChannel = null;
+        FileLock lock;
+        try {
+            lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                lock = lockChannel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                lockChannel.close();
+                throw new IllegalStateException("PM file " + file + " is in use by another backend (lock "
+                        + lockFile + ")");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock " + lockFile, e);
+        }
+        PersistentRegion region = null;
+        try {
+            boolean clean = !Files.exists(markFile);
+            if (exists) {
+                region = MappedRegion.open(file, config.mapMode());
+            } else {
+                region = MappedRegion.create(file, config.size(), config.mapMode());
+                SuperblockLayout.write(region, sb);
+                clean = true;
+                LOG.info("formatted {}: {} slabs of {} bytes, {} frontends", file, sb.slabCount(), sb.slabSize(),
+                        sb.maxFrontends());
+            }
+            Files.writeString(markFile, "running pid " + ProcessHandle.current().pid() + "\n");
+            if (!clean) {
+                LOG.warn("{}: previous shutdown was not clean; recovering from the logs", file);
+            }
+            return new PmImage(region, sb, lockChannel, lock, markFile, clean, !exists);
+        } catch (RuntimeException | IOException e) {
+            if (region != null) {
+                region.close();
+            }
+            try {
+                lock.release();
+                lockChannel.close();
+            } catch (IOException ignored) {
+                // best effort
+            }
+            if (e instanceof IOException io) {
+                throw new UncheckedIOException(io);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public PersistentRegion region() {
+        return region;
+    }
+
+    public Superblock superblock() {
+        return superblock;
+    }
+
+    /** False when the previous run ended without {@link #close()} (crash or kill). */
+    public boolean previousShutdownClean() {
+        return cleanShutdown;
+    }
+
+    public boolean freshlyFormatted() {
+        return formatted;
+    }
+
+    @Override
+    public void close() {
+        region.close();
+        try {
+            Files.deleteIfExists(markFile);
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            LOG.warn("closing {}: {}", markFile, e.toString());
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.asymnvm.backend.log;
+
+import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.SemanticRecordLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.PersistentRegion;
+import io.asymnvm.recovery.log.RingReader;
+import io.asymnvm.recovery.log.RingScanner;
+
+/**
+ * One frontend's log area on the backend: its control block (replay checkpoint, durable watermark, attach
+ * epoch) and its two rings. The replayer is the only writer of the checkpoint; attach is the only writer of
+ * the epoch and state words.
+ */
+public final class FrontendLog {
+    private final int frontendId;
+    private final PersistentRegion region;
+    private final long controlAt;
+    private final RingReader semantic;
+    private final RingReader redo;
+    private volatile Checkpoint checkpoint;
+    private volatile String fault;
+
+    public FrontendLog(int frontendId, PersistentRegion region, Superblock sb) {
+        this.frontendId = frontendId;
+        this.region = region;
+        this.controlAt = sb.controlBlockOf(frontendId);
+        this.semantic = new RingReader(region, sb.semRingOf(frontendId), sb.semRingCapacity(),
+                LogRecordLayout.TYPE_SEMANTIC, region.name() + " semantic ring of frontend " + frontendId);
+        this.redo = new RingReader(region, sb.redoRingOf(frontendId), sb.redoRingCapacity(),
+                LogRecordLayout.TYPE_REDO_BATCH, region.name() + " redo ring of frontend " + frontendId);
+        this.checkpoint = ControlBlockLayout.newestCheckpoint(controlBlock());
+    }
+
+    public int frontendId() {
+        return frontendId;
+    }
+
+    public byte[] controlBlock() {
+        return region.read(controlAt, ControlBlockLayout.READ_LENGTH);
+    }
+
+    public Checkpoint checkpoint() {
+        return checkpoint;
+    }
+
+    public RingReader redoReader() {
+        return redo;
+    }
+
+    public RingReader semanticReader() {
+        return semantic;
+    }
+
+    /** Atomically advances the checkpoint (double-buffered slot, persisted). Replayer thread only. */
+    public void advance(long appliedTxId, long redoHead, long semHead) {
+        Checkpoint current = checkpoint;
+        Checkpoint next = new Checkpoint(current.seq() + 1, appliedTxId, redoHead, semHead);
+        byte[] slot = ControlBlockLayout.encodeSlot(next);
+        long at = controlAt + ControlBlockLayout.nextSlotOffset(current);
+        region.write(at, slot, 0, slot.length);
+        region.persist(at, slot.length);
+        checkpoint = next;
+    }
+
+    /** Increments and persists the attach epoch, marks the frontend attached; returns the new epoch. */
+    public synchronized long beginAttach() {
+        long epoch = region.getLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET) + 1;
+        region.putLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET, epoch);
+        region.putLongVolatile(controlAt + ControlBlockLayout.STATE_OFFSET, ControlBlockLayout.STATE_ATTACHED);
+        region.persist(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET, 16);
+        return epoch;
+    }
+
+    public void markDetached() {
+        region.putLongVolatile(controlAt + ControlBlockLayout.STATE_OFFSET, ControlBlockLayout.STATE_DETACHED);
+        region.persist(controlAt + ControlBlockLayout.STATE_OFFSET, 8);
+    }
+
+    /** Semantic records after the checkpoint, up to the valid tail (typed error on corruption before the watermark). */
+    public SemanticTail scanSemantic() {
+        Checkpoint cp = checkpoint;
+        long durable = ControlBlockLayout.durableSemTail(controlBlock());
+        RingScanner.Scan scan = RingScanner.scan(semantic, cp.semHead(), durable, null);
+        long lastTx = scan.lastRecord() == null ? cp.appliedTxId() : SemanticRecordLayout.txId(scan.lastRecord());
+        return new SemanticTail(scan.tail(), scan.records(), lastTx);
+    }
+
+    /** The semantic ring's valid tail, how many records lie after the checkpoint, and the last one's tx id. */
+    public record SemanticTail(long tail, long records, long lastTxId) {
+    }
+
+    /** Stops replay for this frontend (a batch that is structurally valid but not allowed). */
+    public void fault(String reason) {
+        this.fault = reason;
+    }
+
+    public String fault() {
+        return fault;
+    }
+}

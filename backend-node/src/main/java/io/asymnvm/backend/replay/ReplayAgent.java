@@ -1,0 +1,217 @@
+package io.asymnvm.backend.replay;
+
+import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
+import io.asymnvm.core.layout.RedoBatchLayout;
+import io.asymnvm.core.region.PersistentRegion;
+import io.asymnvm.recovery.log.RingReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The replayer (DESIGN §2 step 5): reads complete, CRC-valid redo batches of every frontend in ring order,
+ * applies them to the heap, persists the touched ranges, then atomically advances the frontend's checkpoint
+ * ({@code appliedTxId}, redo head, semantic head). A batch that is not yet completely written reads as invalid
+ * and is simply retried later; one that is valid but writes outside the frontend's slabs, or does not continue
+ * the transaction sequence, stops replay for that frontend only (logged, reported on attach).
+ *
+ * <p>Replay is idempotent: a crash after applying but before the checkpoint replays the same batch again
+ * with the same absolute bytes. One thread; {@link #doWork()} returns the number of batches applied.
+ */
+public final class ReplayAgent implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplayAgent.class);
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final PersistentRegion region;
+    private final long heapBase;
+    private final int pageSize;
+    private final FrontendLog[] logs;
+    private final long[] cursors;
+    private final SlabTable slabs;
+    private final AtomicLong idlePasses = new AtomicLong();
+    private final AtomicLong batchesApplied = new AtomicLong();
+    private volatile boolean running = true;
+    private volatile Thread thread;
+
+    public ReplayAgent(PersistentRegion region, long heapBase, int pageSize, FrontendLog[] logs, SlabTable slabs) {
+        this.region = region;
+        this.heapBase = heapBase;
+        this.pageSize = pageSize;
+        this.logs = logs;
+        this.slabs = slabs;
+        this.cursors = new long[logs.length];
+        for (int i = 0; i < logs.length; i++) {
+            cursors[i] = logs[i].checkpoint().redoHead();
+        }
+    }
+
+    /** One pass over every frontend; returns how many batches were applied. */
+    public int doWork() {
+        int work = 0;
+        for (int i = 0; i < logs.length; i++) {
+            work += replay(i);
+        }
+        return work;
+    }
+
+    private int replay(int i) {
+        FrontendLog log = logs[i];
+        if (log.fault() != null) {
+            return 0;
+        }
+        int applied = 0;
+        RingReader reader = log.redoReader();
+        while (applied < 64) {
+            RingReader.Entry e = reader.read(cursors[i]);
+            if (e.kind() == RingReader.Kind.PADDING) {
+                cursors[i] = e.next();
+                continue;
+            }
+            if (e.kind() != RingReader.Kind.VALID) {
+                break;
+            }
+            if (!apply(log, e)) {
+                break;
+            }
+            cursors[i] = e.next();
+            applied++;
+        }
+        return applied;
+    }
+
+    private boolean apply(FrontendLog log, RingReader.Entry e) {
+        byte[] batch = e.bytes();
+        Checkpoint cp = log.checkpoint();
+        long first = RedoBatchLayout.firstTxId(batch);
+        long last = RedoBatchLayout.lastTxId(batch);
+        if (last <= cp.appliedTxId()) {
+            return true; // re-posted copy of an already applied batch: nothing to do
+        }
+        if (first != cp.appliedTxId() + 1 || last < first) {
+            fault(log, "redo batch at position " + e.position() + " holds transactions " + first + ".." + last
+                    + " but the next to apply is " + (cp.appliedTxId() + 1));
+            return false;
+        }
+        List<long[]> touched = new ArrayList<>();
+        String[] violation = new String[1];
+        RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
+            @Override
+            public void write(long heapOffset, byte[] b, int dataOffset, int length) {
+                if (!slabs.owns(log.frontendId(), heapOffset, length) && violation[0] == null) {
+                    violation[0] = "redo write [" + heapOffset + ", " + (heapOffset + length)
+                            + ") outside the slabs granted to frontend " + log.frontendId();
+                }
+                touched.add(new long[] {heapOffset, length});
+            }
+
+            @Override
+            public void commit(long txId) {
+                // transaction boundary: the whole batch is applied or none of it
+            }
+        });
+        if (violation[0] != null) {
+            fault(log, violation[0]);
+            return false;
+        }
+        RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
+            @Override
+            public void write(long heapOffset, byte[] b, int dataOffset, int length) {
+                region.write(heapBase + heapOffset, b, dataOffset, length);
+            }
+
+            @Override
+            public void commit(long txId) {
+            }
+        });
+        persistTouched(touched);
+        log.advance(last, e.next(), RedoBatchLayout.semanticEnd(batch));
+        batchesApplied.incrementAndGet();
+        return true;
+    }
+
+    /** Persists the touched ranges, merged at page granularity so each page is written back once. */
+    private void persistTouched(List<long[]> touched) {
+        touched.sort((a, b) -> Long.compare(a[0], b[0]));
+        long start = -1;
+        long end = -1;
+        long mask = -pageSize;
+        for (long[] t : touched) {
+            long s = (heapBase + t[0]) & mask;
+            long en = heapBase + t[0] + t[1];
+            if (start >= 0 && s <= end) {
+                end = Math.max(end, en);
+            } else {
+                if (start >= 0) {
+                    region.persist(start, end - start);
+                }
+                start = s;
+                end = en;
+            }
+        }
+        if (start >= 0) {
+            region.persist(start, end - start);
+        }
+    }
+
+    private void fault(FrontendLog log, String reason) {
+        log.fault(reason);
+        LOG.error("replay stopped for frontend {}: {}", log.frontendId(), reason);
+    }
+
+    /** Wakes the agent (a redo ring was written). */
+    public void signal() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Replays everything that is complete now, on the caller's thread if the agent is not running. */
+    public void awaitReplayed() {
+        if (thread == null || !running) {
+            while (doWork() > 0) {
+                // drain
+            }
+            return;
+        }
+        long target = idlePasses.get() + 2;
+        signal();
+        while (idlePasses.get() < target && running) {
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    public long batchesApplied() {
+        return batchesApplied.get();
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        while (running) {
+            int work;
+            try {
+                work = doWork();
+            } catch (RuntimeException ex) {
+                LOG.error("replayer pass failed", ex);
+                work = 0;
+            }
+            if (work == 0) {
+                idlePasses.incrementAndGet();
+                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+            }
+        }
+    }
+
+    public void stop() {
+        running = false;
+        signal();
+    }
+}

@@ -1,0 +1,2 @@
+/** The replayer agent: verified redo batches into the PM image, then an atomic checkpoint advance. */
+package io.asymnvm.backend.replay;

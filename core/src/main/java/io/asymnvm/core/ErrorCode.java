@@ -1,0 +1,47 @@
+package io.asymnvm.core;
+
+/**
+ * Stable numeric codes for media and protocol faults. The numeric value travels on the wire in
+ * error replies and never changes meaning; new faults get new numbers.
+ */
+public enum ErrorCode {
+    UNKNOWN(1),
+    MALFORMED_FRAME(2),
+    UNKNOWN_FRAME_TYPE(3),
+    OUT_OF_BOUNDS(4),
+    ACCESS_DENIED(5),
+    UNKNOWN_REGION(6),
+    NOT_ATTACHED(7),
+    STALE_EPOCH(8),
+    UNALIGNED(9),
+    NO_SPACE(10),
+    CORRUPT_RECORD(11),
+    CORRUPT_SUPERBLOCK(12),
+    FORMAT_VERSION_MISMATCH(13),
+    CONNECTION_LOST(14),
+    TIMEOUT(15),
+    BAD_REQUEST(16),
+    RECOVERY_REQUIRED(17),
+    UNKNOWN_FRONTEND(18);
+
+    private final int code;
+
+    ErrorCode(int code) {
+        this.code = code;
+    }
+
+    /** The stable wire value. */
+    public int code() {
+        return code;
+    }
+
+    /** Decodes a wire value; unknown values map to {@link #UNKNOWN} so an old peer never fails to parse. */
+    public static ErrorCode fromCode(int code) {
+        for (ErrorCode c : values()) {
+            if (c.code == code) {
+                return c;
+            }
+        }
+        return UNKNOWN;
+    }
+}

@@ -1,0 +1,108 @@
+package io.asymnvm.core.fabric;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.region.PersistentRegion;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * Executes one-sided operations directly on registered memory, the way an RDMA NIC would: no application
+ * logic runs for READ, WRITE, CAS or FLUSH. Shared by the {@code local} and {@code tcp} fabrics, so both take
+ * the same code path. FLUSH persists every range its session wrote since the previous FLUSH (the emulator's
+ * stores go through CPU caches, so the responder must write them back whatever the DDIO setting), unless the
+ * node's persistence domain already includes the caches.
+ */
+public final class EmulatedNic {
+    private final RegionTable regions;
+    private final ControlHandler control;
+    private final boolean persistOnFlush;
+
+    public EmulatedNic(RegionTable regions, ControlHandler control, PersistenceDomain domain) {
+        this.regions = regions;
+        this.control = control;
+        this.persistOnFlush = domain == PersistenceDomain.ADR;
+    }
+
+    public RegionTable regions() {
+        return regions;
+    }
+
+    public byte[] read(NicSession s, int regionId, long offset, int length) {
+        s.checkAccess(regionId, false);
+        RegionTable.Window w = regions.lookup(regionId);
+        long at = w.translate(offset, length);
+        return w.backing().read(at, length);
+    }
+
+    public void write(NicSession s, int regionId, long offset, ByteBuffer data) {
+        s.checkAccess(regionId, true);
+        RegionTable.Window w = regions.lookup(regionId);
+        int length = data.remaining();
+        long at = w.translate(offset, length);
+        w.backing().write(at, data);
+        s.recordWrite(regionId, at, length);
+        if (w.onWrite() != null) {
+            w.onWrite().run();
+        }
+    }
+
+    public long compareAndSwap(NicSession s, int regionId, long offset, long expected, long update) {
+        s.checkAccess(regionId, true);
+        RegionTable.Window w = regions.lookup(regionId);
+        long at = w.translate(offset, 8);
+        if ((at & 7) != 0) {
+            throw new AsymNvmException(ErrorCode.UNALIGNED, "CAS at unaligned offset " + offset + " of region "
+                    + regionId);
+        }
+        PersistentRegion r = w.backing();
+        while (true) {
+            long current = r.getLongVolatile(at);
+            if (current != expected) {
+                return current;
+            }
+            if (r.compareAndSetLong(at, expected, update)) {
+                s.recordWrite(regionId, at, 8);
+                return expected;
+            }
+        }
+    }
+
+    /** Persists what the session wrote; returns {bytes persisted, persist calls}. */
+    public long[] flush(NicSession s, long stamp, boolean stamped) {
+        if (s.isFenced()) {
+            s.checkAccess(-1, false);
+        }
+        List<long[]> dirty = s.drainDirty();
+        long bytes = 0;
+        long calls = 0;
+        if (persistOnFlush) {
+            for (long[] range : dirty) {
+                PersistentRegion r = regions.lookup((int) range[0]).backing();
+                r.persist(range[1], range[2] - range[1]);
+                bytes += range[2] - range[1];
+                calls++;
+            }
+        }
+        if (stamped && s.stampRegion() >= 0) {
+            RegionTable.Window w = regions.lookup(s.stampRegion());
+            long at = w.translate(s.stampOffset(), 8);
+            w.backing().putLongVolatile(at, stamp);
+            if (persistOnFlush) {
+                w.backing().persist(at, 8);
+                bytes += 8;
+                calls++;
+            }
+        }
+        return new long[] {bytes, calls};
+    }
+
+    public byte[] control(NicSession s, byte[] request) {
+        return control.handle(s, request);
+    }
+
+    public void closed(NicSession s) {
+        control.sessionClosed(s);
+    }
+}

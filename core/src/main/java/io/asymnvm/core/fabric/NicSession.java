@@ -1,0 +1,128 @@
+package io.asymnvm.core.fabric;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Responder-side state of one connection: which regions it was granted (by the control plane), the ranges it
+ * wrote since its last FLUSH, its stamp word, and whether it has been fenced by a newer session of the same
+ * frontend. Operations of one session are executed one at a time.
+ */
+public final class NicSession {
+    private static final AtomicLong IDS = new AtomicLong();
+    private static final int MAX_DIRTY_RANGES = 1024;
+
+    private final long id = IDS.incrementAndGet();
+    private final Map<Integer, Access> grants = new ConcurrentHashMap<>();
+    private final List<long[]> dirty = new ArrayList<>();
+    private volatile int frontendId = -1;
+    private volatile long attachEpoch;
+    private volatile String fencedReason;
+    private volatile int stampRegion = -1;
+    private volatile long stampOffset;
+
+    public long id() {
+        return id;
+    }
+
+    public int frontendId() {
+        return frontendId;
+    }
+
+    public long attachEpoch() {
+        return attachEpoch;
+    }
+
+    /** Binds the session to a frontend identity (control plane, on attach). */
+    public void bind(int frontendId, long attachEpoch) {
+        this.frontendId = frontendId;
+        this.attachEpoch = attachEpoch;
+    }
+
+    public void grant(int regionId, Access access) {
+        grants.put(regionId, access);
+    }
+
+    public void revokeAll() {
+        grants.clear();
+    }
+
+    /** After a FLUSH, the responder stores the flush's stamp value at this location. */
+    public void stampAt(int regionId, long offset) {
+        this.stampRegion = regionId;
+        this.stampOffset = offset;
+    }
+
+    int stampRegion() {
+        return stampRegion;
+    }
+
+    long stampOffset() {
+        return stampOffset;
+    }
+
+    /** Refuses every later operation of this session with {@code STALE_EPOCH}. */
+    public void fence(String reason) {
+        this.fencedReason = reason;
+    }
+
+    public boolean isFenced() {
+        return fencedReason != null;
+    }
+
+    void checkAccess(int regionId, boolean write) {
+        String fenced = fencedReason;
+        if (fenced != null) {
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "session fenced: " + fenced);
+        }
+        Access a = grants.get(regionId);
+        if (a == null) {
+            throw new AsymNvmException(frontendId < 0 ? ErrorCode.NOT_ATTACHED : ErrorCode.ACCESS_DENIED,
+                    "region " + regionId + " not granted to " + describe());
+        }
+        if (write && !a.allowsWrite()) {
+            throw new AsymNvmException(ErrorCode.ACCESS_DENIED, "region " + regionId + " is read-only for "
+                    + describe());
+        }
+    }
+
+    String describe() {
+        return frontendId < 0 ? "unattached session " + id : "frontend " + frontendId + " (session " + id + ")";
+    }
+
+    synchronized void recordWrite(int regionId, long backingOffset, long length) {
+        if (!dirty.isEmpty()) {
+            long[] last = dirty.get(dirty.size() - 1);
+            if (last[0] == regionId && last[2] == backingOffset) {
+                last[2] = backingOffset + length;
+                return;
+            }
+        }
+        if (dirty.size() >= MAX_DIRTY_RANGES) {
+            coalescePerRegion();
+        }
+        dirty.add(new long[] {regionId, backingOffset, backingOffset + length});
+    }
+
+    /** Too many ranges: replace them by one covering range per region (persisting more, never less). */
+    private void coalescePerRegion() {
+        Map<Long, long[]> byRegion = new java.util.LinkedHashMap<>();
+        for (long[] r : dirty) {
+            byRegion.merge(r[0], r.clone(), (a, b) -> new long[] {a[0], Math.min(a[1], b[1]), Math.max(a[2], b[2])});
+        }
+        dirty.clear();
+        dirty.addAll(byRegion.values());
+    }
+
+    synchronized List<long[]> drainDirty() {
+        List<long[]> out = new ArrayList<>(dirty);
+        dirty.clear();
+        return out;
+    }
+}

@@ -1,0 +1,47 @@
+package io.asymnvm.core.fabric;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.region.PersistentRegion;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The memory a node registers for one-sided access: region id (rkey) to a window of a persistent region.
+ * Thread-safe; registration usually happens once at start.
+ */
+public final class RegionTable {
+
+    /** A registered window {@code [base, base + length)} of {@code backing}. */
+    public record Window(int id, PersistentRegion backing, long base, long length, Runnable onWrite) {
+        /** Translates and bounds-checks a window-relative range to a backing offset. */
+        long translate(long offset, long len) {
+            if (offset < 0 || len < 0 || offset > length - len) {
+                throw new AsymNvmException(ErrorCode.OUT_OF_BOUNDS, "range [" + offset + ", " + (offset + len)
+                        + ") outside region " + id + " of length " + length);
+            }
+            return base + offset;
+        }
+    }
+
+    private final Map<Integer, Window> windows = new ConcurrentHashMap<>();
+
+    public void register(int id, PersistentRegion backing, long base, long length, Runnable onWrite) {
+        if (base < 0 || length <= 0 || base > backing.size() - length) {
+            throw new IllegalArgumentException("window [" + base + ", " + (base + length) + ") outside "
+                    + backing.name() + " of size " + backing.size());
+        }
+        if (windows.putIfAbsent(id, new Window(id, backing, base, length, onWrite)) != null) {
+            throw new IllegalStateException("region id already registered: " + id);
+        }
+    }
+
+    public Window lookup(int id) {
+        Window w = windows.get(id);
+        if (w == null) {
+            throw new AsymNvmException(ErrorCode.UNKNOWN_REGION, "unknown region id " + id);
+        }
+        return w;
+    }
+}

@@ -1,0 +1,98 @@
+package io.asymnvm.core.layout;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Two-sided control messages between a frontend and its backend (attach, slab grants, detach), carried as
+ * the payload of a control call. Little-endian.
+ *
+ * <pre>
+ * request: kind(4) | frontendId(4) | arg(8)
+ *
+ * ATTACH reply:
+ *   0 backendEpoch(8)   8 attachEpoch(8)   16 pageSize(4)  20 recipe(4)
+ *  24 semCapacity(8)   32 redoCapacity(8)  40 slabSize(8)  48 heapSize(8)
+ *  56 appliedTxId(8)   64 semHead(8)       72 redoHead(8)  80 semValidTail(8)
+ *  88 redoValidTail(8) 96 lastSemTxId(8)  104 ownedSlabs(4) 108 pad(4)
+ * 112 slab index(8) x ownedSlabs
+ *
+ * GRANT_SLAB reply: slabIndex(8) | heapOffset(8)
+ * DETACH / PING reply: empty
+ * </pre>
+ */
+public final class ControlMessageLayout {
+    public static final int KIND_ATTACH = 1;
+    public static final int KIND_GRANT_SLAB = 2;
+    public static final int KIND_DETACH = 3;
+    public static final int KIND_PING = 4;
+    public static final int REQUEST_LENGTH = 16;
+
+    public static final int ATTACH_FIXED_LENGTH = 112;
+
+    private ControlMessageLayout() {
+    }
+
+    public static byte[] request(int kind, int frontendId, long arg) {
+        return ByteBuffer.allocate(REQUEST_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(kind).putInt(frontendId).putLong(arg).array();
+    }
+
+    public static ByteBuffer wrap(byte[] message) {
+        return ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** The reply to ATTACH: everything a frontend needs to resume where its log stands. */
+    public record AttachReply(long backendEpoch, long attachEpoch, int pageSize, int recipe, long semCapacity,
+                              long redoCapacity, long slabSize, long heapSize, long appliedTxId, long semHead,
+                              long redoHead, long semValidTail, long redoValidTail, long lastSemTxId,
+                              long[] ownedSlabs) {
+
+        public byte[] encode() {
+            ByteBuffer b = ByteBuffer.allocate(ATTACH_FIXED_LENGTH + 8 * ownedSlabs.length)
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            b.putLong(backendEpoch).putLong(attachEpoch).putInt(pageSize).putInt(recipe)
+                    .putLong(semCapacity).putLong(redoCapacity).putLong(slabSize).putLong(heapSize)
+                    .putLong(appliedTxId).putLong(semHead).putLong(redoHead).putLong(semValidTail)
+                    .putLong(redoValidTail).putLong(lastSemTxId).putInt(ownedSlabs.length).putInt(0);
+            for (long s : ownedSlabs) {
+                b.putLong(s);
+            }
+            return b.array();
+        }
+
+        public static AttachReply decode(byte[] message) {
+            if (message.length < ATTACH_FIXED_LENGTH) {
+                throw new IllegalArgumentException("attach reply too short: " + message.length + " < "
+                        + ATTACH_FIXED_LENGTH);
+            }
+            ByteBuffer b = wrap(message);
+            long backendEpoch = b.getLong();
+            long attachEpoch = b.getLong();
+            int pageSize = b.getInt();
+            int recipe = b.getInt();
+            long semCap = b.getLong();
+            long redoCap = b.getLong();
+            long slabSize = b.getLong();
+            long heapSize = b.getLong();
+            long applied = b.getLong();
+            long semHead = b.getLong();
+            long redoHead = b.getLong();
+            long semTail = b.getLong();
+            long redoTail = b.getLong();
+            long lastSemTx = b.getLong();
+            int owned = b.getInt();
+            b.getInt();
+            if (owned < 0 || message.length != ATTACH_FIXED_LENGTH + 8L * owned) {
+                throw new IllegalArgumentException("attach reply length " + message.length
+                        + " does not match " + owned + " owned slabs");
+            }
+            long[] slabs = new long[owned];
+            for (int i = 0; i < owned; i++) {
+                slabs[i] = b.getLong();
+            }
+            return new AttachReply(backendEpoch, attachEpoch, pageSize, recipe, semCap, redoCap, slabSize,
+                    heapSize, applied, semHead, redoHead, semTail, redoTail, lastSemTx, slabs);
+        }
+    }
+}
