@@ -20,6 +20,12 @@ public final class FabricCounters {
     /** An immutable copy of every counter. */
     public record Snapshot(long reads, long writes, long atomics, long flushes, long controlCalls,
                            long roundTripsWaited, long bytesSent, long bytesPersisted, long persistCalls) {
+        public Snapshot plus(Snapshot o) {
+            return new Snapshot(reads + o.reads, writes + o.writes, atomics + o.atomics, flushes + o.flushes,
+                    controlCalls + o.controlCalls, roundTripsWaited + o.roundTripsWaited, bytesSent + o.bytesSent,
+                    bytesPersisted + o.bytesPersisted, persistCalls + o.persistCalls);
+        }
+
         public Snapshot minus(Snapshot o) {
             return new Snapshot(reads - o.reads, writes - o.writes, atomics - o.atomics, flushes - o.flushes,
                     controlCalls - o.controlCalls, roundTripsWaited - o.roundTripsWaited, bytesSent - o.bytesSent,

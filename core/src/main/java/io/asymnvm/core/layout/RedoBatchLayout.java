@@ -99,7 +99,7 @@ public final class RedoBatchLayout {
             int len = b.getInt(at + ENTRY_LENGTH_OFFSET);
             long word = b.getLong(at + ENTRY_ADDRESS_OFFSET);
             if (kind == ENTRY_WRITE) {
-                if (len < 0 || at + ENTRY_HEADER_LENGTH + len > length) {
+                if (len < 0 || len > length - at - ENTRY_HEADER_LENGTH) {
                     throw new IllegalStateException("redo write entry at " + at + " of length " + len
                             + " runs past batch length " + length);
                 }

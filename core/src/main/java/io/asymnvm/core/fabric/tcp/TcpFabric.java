@@ -198,6 +198,10 @@ public final class TcpFabric implements Fabric {
                         p = pending.poll();
                     }
                     if (p == null || f.readableBytes() < FrameLayout.RESPONSE_HEADER_LENGTH) {
+                        if (p != null) {
+                            // already dequeued, so failAll() on close would not reach it
+                            p.completion().fail(lost());
+                        }
                         ctx.close();
                         return;
                     }

@@ -1,0 +1,125 @@
+package io.asymnvm.frontend;
+
+import io.asymnvm.core.Checks;
+
+/**
+ * Tuning of a frontend, validated by {@link Builder#conclude()}. Defaults suit a small machine: 64 MiB page
+ * cache, redo shipped every 256 transactions, 256 KiB or 1 ms, whichever comes first.
+ */
+public final class FrontendOptions {
+    private final long cacheBytes;
+    private final int redoBatchTransactions;
+    private final int redoBatchBytes;
+    private final long redoMaxDelayMicros;
+    private final long pollIntervalMicros;
+    private final long asyncFlushMicros;
+    private final long reconnectTimeoutMillis;
+    private final long embeddedSizeBytes;
+
+    private FrontendOptions(Builder b) {
+        cacheBytes = b.cacheBytes;
+        redoBatchTransactions = b.redoBatchTransactions;
+        redoBatchBytes = b.redoBatchBytes;
+        redoMaxDelayMicros = b.redoMaxDelayMicros;
+        pollIntervalMicros = b.pollIntervalMicros;
+        asyncFlushMicros = b.asyncFlushMicros;
+        reconnectTimeoutMillis = b.reconnectTimeoutMillis;
+        embeddedSizeBytes = b.embeddedSizeBytes;
+    }
+
+    public static FrontendOptions defaults() {
+        return builder().conclude();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public long cacheBytes() {
+        return cacheBytes;
+    }
+
+    public int redoBatchTransactions() {
+        return redoBatchTransactions;
+    }
+
+    public int redoBatchBytes() {
+        return redoBatchBytes;
+    }
+
+    public long redoMaxDelayMicros() {
+        return redoMaxDelayMicros;
+    }
+
+    public long pollIntervalMicros() {
+        return pollIntervalMicros;
+    }
+
+    public long asyncFlushMicros() {
+        return asyncFlushMicros;
+    }
+
+    public long reconnectTimeoutMillis() {
+        return reconnectTimeoutMillis;
+    }
+
+    public long embeddedSizeBytes() {
+        return embeddedSizeBytes;
+    }
+
+    /** Mutable builder of {@link FrontendOptions}. */
+    public static final class Builder {
+        private long cacheBytes = 64L << 20;
+        private int redoBatchTransactions = 256;
+        private int redoBatchBytes = 256 << 10;
+        private long redoMaxDelayMicros = 1000;
+        private long pollIntervalMicros = 1000;
+        private long asyncFlushMicros = 2000;
+        private long reconnectTimeoutMillis = 30_000;
+        private long embeddedSizeBytes = 256L << 20;
+
+        public Builder cacheBytes(long v) {
+            cacheBytes = v;
+            return this;
+        }
+
+        public Builder redoBatch(int transactions, int bytes, long maxDelayMicros) {
+            redoBatchTransactions = transactions;
+            redoBatchBytes = bytes;
+            redoMaxDelayMicros = maxDelayMicros;
+            return this;
+        }
+
+        public Builder pollIntervalMicros(long v) {
+            pollIntervalMicros = v;
+            return this;
+        }
+
+        public Builder asyncFlushMicros(long v) {
+            asyncFlushMicros = v;
+            return this;
+        }
+
+        public Builder reconnectTimeoutMillis(long v) {
+            reconnectTimeoutMillis = v;
+            return this;
+        }
+
+        public Builder embeddedSizeBytes(long v) {
+            embeddedSizeBytes = v;
+            return this;
+        }
+
+        public FrontendOptions conclude() {
+            Checks.requireRange("cache bytes", cacheBytes, 1 << 16, 1L << 40);
+            Checks.requireRange("redo batch transactions", redoBatchTransactions, 1, 1 << 20);
+            Checks.requireRange("redo batch bytes", redoBatchBytes, 4096, 16 << 20);
+            Checks.requireRange("redo max delay (us)", redoMaxDelayMicros, 10, 10_000_000);
+            Checks.requireRange("poll interval (us)", pollIntervalMicros, 10, 10_000_000);
+            Checks.requireRange("async flush interval (us)", asyncFlushMicros, 10, 10_000_000);
+            Checks.requireRange("reconnect timeout (ms)", reconnectTimeoutMillis, 0, 3_600_000);
+            Checks.requirePositive("embedded PM size", embeddedSizeBytes);
+            return new FrontendOptions(this);
+        }
+    }
+}

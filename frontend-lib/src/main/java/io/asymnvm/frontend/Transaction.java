@@ -1,0 +1,46 @@
+package io.asymnvm.frontend;
+
+import io.asymnvm.frontend.tx.TransactionContext;
+
+/**
+ * The running persistent transaction, seen from inside a {@link PersistentTransaction} method. Addresses are
+ * heap offsets on the backend (0 is never a valid block, so it serves as null). Reads see this transaction's own
+ * writes first, then every earlier transaction of this frontend. Writes are private until the method returns
+ * normally. Only the thread running the method may use it.
+ */
+public interface Transaction {
+
+    /** The transaction running on this thread. */
+    static Transaction current() {
+        return TransactionContext.current();
+    }
+
+    long readLong(long address);
+
+    void writeLong(long address, long value);
+
+    int readInt(long address);
+
+    void writeInt(long address, int value);
+
+    byte[] read(long address, int length);
+
+    void read(long address, byte[] dst, int offset, int length);
+
+    void write(long address, byte[] src, int offset, int length);
+
+    default void write(long address, byte[] src) {
+        write(address, src, 0, src.length);
+    }
+
+    /** Allocates a zeroed block of at least {@code size} bytes in this frontend's slabs. */
+    long allocate(long size);
+
+    /** Frees a block returned by {@link #allocate(long)}; freeing anything else is refused. */
+    void free(long address);
+
+    /** This frontend's root address (0 if never set). */
+    long root();
+
+    void setRoot(long address);
+}

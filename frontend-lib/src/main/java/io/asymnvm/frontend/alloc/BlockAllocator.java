@@ -1,0 +1,140 @@
+package io.asymnvm.frontend.alloc;
+
+import io.asymnvm.core.layout.SlabHeaderLayout;
+import io.asymnvm.frontend.Transaction;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The frontend's block allocator inside its slabs (DESIGN §6). All metadata (bump pointer, per-class free
+ * lists, block headers, the root word) lives in the slab headers in PM and changes only through the running
+ * transaction's writes, so it is exactly as durable and as atomic as the data it allocates: after replay it is
+ * consistent, and no heap scan is ever needed. The DRAM state here (which slabs are owned, which one to try
+ * first) is a cache rebuilt from the backend on attach.
+ *
+ * <p>Segregated size classes, powers of two from {@value SlabHeaderLayout#MIN_BLOCK} bytes. When no owned slab
+ * has room, the transaction is abandoned with a request for a new slab, granted by the backend outside the
+ * execution lock, and the method runs again.
+ */
+public final class BlockAllocator {
+    private final long slabSize;
+    private final List<Long> slabs = new ArrayList<>();
+    private final Set<Long> slabIndexes = new HashSet<>();
+    private final Runnable needSlab;
+    private int hint;
+
+    /** {@code needSlab} must throw (it abandons the attempt). */
+    public BlockAllocator(long slabSize, long[] ownedSlabs, Runnable needSlab) {
+        this.slabSize = slabSize;
+        this.needSlab = needSlab;
+        for (long s : ownedSlabs) {
+            addSlab(s);
+        }
+    }
+
+    public void addSlab(long slabIndex) {
+        if (slabIndexes.add(slabIndex)) {
+            slabs.add(slabIndex * slabSize);
+            slabs.sort(Long::compare);
+            hint = slabs.indexOf(slabIndex * slabSize);
+        }
+    }
+
+    public int slabCount() {
+        return slabs.size();
+    }
+
+    /** Whether {@code [address, address + length)} lies in slabs this frontend owns. */
+    public boolean owns(long address, long length) {
+        if (address < 0 || length < 0) {
+            return false;
+        }
+        long first = address / slabSize;
+        long last = (address + Math.max(length, 1) - 1) / slabSize;
+        for (long s = first; s <= last; s++) {
+            if (!slabIndexes.contains(s)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public long largestBlock() {
+        for (int c = SlabHeaderLayout.CLASS_COUNT - 1; c >= 0; c--) {
+            if (SlabHeaderLayout.blockSize(c) <= slabSize - SlabHeaderLayout.HEADER_LENGTH) {
+                return SlabHeaderLayout.payloadSize(c);
+            }
+        }
+        return 0;
+    }
+
+    public long allocate(Transaction tx, long size) {
+        if (size <= 0 || size > largestBlock()) {
+            throw new IllegalArgumentException("allocation size " + size + " outside [1, " + largestBlock()
+                    + "] (largest block in a " + slabSize + "-byte slab)");
+        }
+        int c = SlabHeaderLayout.sizeClassFor(size);
+        for (int i = 0; i < slabs.size(); i++) {
+            int k = (hint + i) % slabs.size();
+            long slab = slabs.get(k);
+            long block = tryAllocate(tx, slab, c, size);
+            if (block != 0) {
+                hint = k;
+                return block;
+            }
+        }
+        needSlab.run();
+        throw new IllegalStateException("slab request did not abandon the attempt");
+    }
+
+    private long tryAllocate(Transaction tx, long slab, int c, long size) {
+        long headAt = slab + SlabHeaderLayout.freeHeadOffset(c);
+        long head = tx.readLong(headAt);
+        if (head != 0) {
+            long next = tx.readLong(head);
+            tx.writeLong(headAt, next);
+            tx.writeLong(head - SlabHeaderLayout.BLOCK_HEADER_LENGTH, SlabHeaderLayout.blockHeader(c));
+            tx.write(head, new byte[(int) size]);
+            return head;
+        }
+        long bump = tx.readLong(slab + SlabHeaderLayout.BUMP_OFFSET);
+        long blockSize = SlabHeaderLayout.blockSize(c);
+        if (bump + blockSize > slabSize) {
+            return 0;
+        }
+        tx.writeLong(slab + SlabHeaderLayout.BUMP_OFFSET, bump + blockSize);
+        tx.writeLong(slab + bump, SlabHeaderLayout.blockHeader(c));
+        return slab + bump + SlabHeaderLayout.BLOCK_HEADER_LENGTH;
+    }
+
+    public void free(Transaction tx, long address) {
+        if (!owns(address - SlabHeaderLayout.BLOCK_HEADER_LENGTH, SlabHeaderLayout.BLOCK_HEADER_LENGTH + 8)) {
+            throw new IllegalArgumentException("free of address " + address + " outside this frontend's slabs");
+        }
+        long header = tx.readLong(address - SlabHeaderLayout.BLOCK_HEADER_LENGTH);
+        int c = SlabHeaderLayout.sizeClassOf(header);
+        if (c < 0) {
+            throw new IllegalArgumentException("free of address " + address
+                    + ": not an allocated block (double free or not from allocate)");
+        }
+        long slab = (address / slabSize) * slabSize;
+        long headAt = slab + SlabHeaderLayout.freeHeadOffset(c);
+        tx.writeLong(address, tx.readLong(headAt));
+        tx.writeLong(headAt, address);
+        tx.writeLong(address - SlabHeaderLayout.BLOCK_HEADER_LENGTH, 0);
+    }
+
+    public long root(Transaction tx) {
+        return slabs.isEmpty() ? 0 : tx.readLong(slabs.get(0) + SlabHeaderLayout.ROOT_OFFSET);
+    }
+
+    public void setRoot(Transaction tx, long address) {
+        if (slabs.isEmpty()) {
+            needSlab.run();
+        }
+        tx.writeLong(slabs.get(0) + SlabHeaderLayout.ROOT_OFFSET, address);
+    }
+}

@@ -1,0 +1,169 @@
+package io.asymnvm.frontend.link;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.fabric.Completion;
+import io.asymnvm.core.fabric.Fabric;
+import io.asymnvm.core.fabric.FabricConnection;
+import io.asymnvm.core.fabric.FabricCounters;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A frontend's link to its backend: the current fabric connection, its generation (bumped on every reconnect)
+ * and the control calls. Posting never blocks; a post on a dead connection yields a failed completion, and the
+ * caller asks for {@link #reconnect(long)} with the generation it saw fail. Counters accumulate across
+ * reconnects.
+ */
+public final class BackendLink implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendLink.class);
+
+    private final Fabric fabric;
+    private final int frontendId;
+    private final long reconnectTimeoutNanos;
+    private final FabricCounters.Snapshot[] retired = {null};
+    private volatile FabricConnection connection;
+    private volatile long generation;
+    private volatile boolean closed;
+
+    public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis) {
+        this.fabric = fabric;
+        this.frontendId = frontendId;
+        this.reconnectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(reconnectTimeoutMillis);
+    }
+
+    public int frontendId() {
+        return frontendId;
+    }
+
+    public String fabricName() {
+        return fabric.name();
+    }
+
+    /** Connects and attaches; the first attach of a frontend incarnation. */
+    public synchronized AttachReply open() {
+        FabricConnection c = fabric.connect();
+        try {
+            AttachReply reply = attach(c);
+            connection = c;
+            generation++;
+            return reply;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private AttachReply attach(FabricConnection c) {
+        byte[] reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId, 0))
+                .await().bytes();
+        return AttachReply.decode(reply);
+    }
+
+    /**
+     * Replaces a connection that failed in generation {@code failedGeneration}: retries connect + attach until
+     * the reconnect timeout, then throws {@code CONNECTION_LOST}. Returns the attach reply, or null if another
+     * thread already reconnected.
+     */
+    public synchronized AttachReply reconnect(long failedGeneration) {
+        if (closed) {
+            throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "frontend " + frontendId + " is closed");
+        }
+        if (generation != failedGeneration && connection != null && connection.isOpen()) {
+            return null;
+        }
+        FabricConnection old = connection;
+        if (old != null) {
+            old.close();
+            retire(old);
+        }
+        long deadline = System.nanoTime() + reconnectTimeoutNanos;
+        long backoff = TimeUnit.MILLISECONDS.toNanos(20);
+        AsymNvmException last = null;
+        while (System.nanoTime() < deadline) {
+            FabricConnection c = null;
+            try {
+                c = fabric.connect();
+                AttachReply reply = attach(c);
+                connection = c;
+                generation++;
+                LOG.info("frontend {} reconnected (generation {}), backend applied tx {}", frontendId, generation,
+                        reply.appliedTxId());
+                return reply;
+            } catch (AsymNvmException e) {
+                if (c != null) {
+                    c.close();
+                }
+                if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
+                    throw e;
+                }
+                last = e;
+                LockSupport.parkNanos(backoff);
+                backoff = Math.min(backoff * 2, TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
+        throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "backend unreachable for "
+                + TimeUnit.NANOSECONDS.toMillis(reconnectTimeoutNanos) + " ms", last);
+    }
+
+    private void retire(FabricConnection c) {
+        FabricCounters.Snapshot s = c.counters().snapshot();
+        FabricCounters.Snapshot prev = retired[0];
+        retired[0] = prev == null ? s : prev.plus(s);
+    }
+
+    public long generation() {
+        return generation;
+    }
+
+    public FabricConnection connection() {
+        FabricConnection c = connection;
+        if (c == null) {
+            throw new IllegalStateException("frontend " + frontendId + " is not connected");
+        }
+        return c;
+    }
+
+    public Completion write(int region, long offset, byte[] data, int length) {
+        return connection().write(region, offset, data, 0, length);
+    }
+
+    public Completion read(int region, long offset, int length) {
+        return connection().read(region, offset, length);
+    }
+
+    public Completion flush(long stamp) {
+        return connection().flush(stamp, true);
+    }
+
+    /** Two-sided control call; waits for the reply. */
+    public byte[] call(int kind, long arg) {
+        return connection().call(ControlMessageLayout.request(kind, frontendId, arg)).await().bytes();
+    }
+
+    /** Counters of every connection this link has used. */
+    public synchronized FabricCounters.Snapshot counters() {
+        FabricCounters.Snapshot now = connection == null ? null : connection.counters().snapshot();
+        FabricCounters.Snapshot prev = retired[0];
+        if (prev == null) {
+            return now == null ? new FabricCounters().snapshot() : now;
+        }
+        if (now == null) {
+            return prev;
+        }
+        return prev.plus(now);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (connection != null) {
+            connection.close();
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The frontend's link to its backend: connection, generation, reconnect and attach. */
+package io.asymnvm.frontend.link;

@@ -1,0 +1,92 @@
+package io.asymnvm.frontend.log;
+
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.frontend.link.BackendLink;
+
+import java.util.ArrayDeque;
+import java.util.function.LongFunction;
+
+/**
+ * Appends records to one of this frontend's rings on the backend with one-sided WRITEs, and keeps a copy of every
+ * record the backend has not yet applied, so that after a reconnect (backend restart) they can be written again
+ * at the same positions. A record never wraps: a padding record fills the rest of the ring first.
+ *
+ * <p>Positions are logical and monotonic; the ring offset is {@code position % capacity}. The writer may run
+ * ahead of the backend's head by at most the capacity. Used under the frontend's execution lock.
+ */
+public final class RingAppender {
+    private record Retained(long position, byte[] bytes, long lastTxId) {
+    }
+
+    private final int regionId;
+    private final long capacity;
+    private final ArrayDeque<Retained> retained = new ArrayDeque<>();
+    private long position;
+    private long head;
+
+    public RingAppender(int regionId, long capacity, long position, long head) {
+        this.regionId = regionId;
+        this.capacity = capacity;
+        this.position = position;
+        this.head = head;
+    }
+
+    public long position() {
+        return position;
+    }
+
+    public long capacity() {
+        return capacity;
+    }
+
+    /** Bytes an append of {@code alignedLength} needs now, including padding to the end of the ring. */
+    private long needed(int alignedLength) {
+        long inRing = Math.floorMod(position, capacity);
+        return inRing + alignedLength > capacity ? capacity - inRing + alignedLength : alignedLength;
+    }
+
+    public boolean fits(int alignedLength) {
+        return position + needed(alignedLength) - head <= capacity;
+    }
+
+    /**
+     * Posts a record built for its final position (after any padding). The caller checked {@link #fits}.
+     * Returns the position just past the record.
+     */
+    public long append(BackendLink link, int alignedLength, LongFunction<byte[]> recordAt, long lastTxId) {
+        long inRing = Math.floorMod(position, capacity);
+        if (inRing + alignedLength > capacity) {
+            int span = (int) (capacity - inRing);
+            byte[] pad = LogRecordLayout.padding(position, span);
+            link.write(regionId, inRing, pad, pad.length);
+            retained.add(new Retained(position, pad, lastTxId));
+            position += span;
+            inRing = 0;
+        }
+        byte[] record = recordAt.apply(position);
+        link.write(regionId, inRing, record, record.length);
+        retained.add(new Retained(position, record, lastTxId));
+        position += record.length;
+        return position;
+    }
+
+    /** The backend applied everything up to {@code appliedTxId} and reclaimed up to {@code newHead}. */
+    public void release(long appliedTxId, long newHead) {
+        while (!retained.isEmpty() && retained.peekFirst().lastTxId() <= appliedTxId) {
+            retained.pollFirst();
+        }
+        head = Math.max(head, newHead);
+    }
+
+    /** Writes every retained record again, in order, at its original position. */
+    public int repost(BackendLink link) {
+        for (Retained r : retained) {
+            link.write(regionId, Math.floorMod(r.position(), capacity), r.bytes(), r.bytes().length);
+        }
+        return retained.size();
+    }
+
+    public int retainedRecords() {
+        return retained.size();
+    }
+}

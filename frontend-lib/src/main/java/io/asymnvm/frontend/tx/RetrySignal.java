@@ -1,0 +1,20 @@
+package io.asymnvm.frontend.tx;
+
+/**
+ * Abandons the current attempt of a transaction so that the engine can do, outside the execution lock, what
+ * needs the network (fetch a page, get a slab, wait for ring space), then run the method again. An
+ * {@link Error} so that ordinary {@code catch (Exception e)} blocks in user code do not swallow it; the engine
+ * also remembers it on the context, so a swallowed signal still forces the retry.
+ */
+final class RetrySignal extends Error {
+    enum Reason { PAGE_MISS, NEED_SLAB, RING_FULL }
+
+    final Reason reason;
+    final long pageIndex;
+
+    RetrySignal(Reason reason, long pageIndex) {
+        super(reason.name(), null, false, false);
+        this.reason = reason;
+        this.pageIndex = pageIndex;
+    }
+}

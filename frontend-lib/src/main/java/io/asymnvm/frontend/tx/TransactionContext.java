@@ -1,0 +1,186 @@
+package io.asymnvm.frontend.tx;
+
+import io.asymnvm.frontend.Transaction;
+import io.asymnvm.frontend.cache.PageCache;
+import io.asymnvm.frontend.log.RedoBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One attempt of a transaction: its private write set (copy-on-write page images plus the list of writes for
+ * redo), and the newest unapplied writer among the pages it read. Reads consult the private pages first, then
+ * the page cache; a missing page raises a {@link RetrySignal}. Confined to the thread running the method, which
+ * holds the execution lock.
+ */
+public final class TransactionContext implements Transaction {
+    private static final ThreadLocal<TransactionContext> CURRENT = new ThreadLocal<>();
+
+    private final TransactionEngine engine;
+    private final PageCache cache;
+    private final int pageSize;
+    private final Map<Long, byte[]> privatePages = new HashMap<>();
+    private final List<RedoBuffer.Write> writes = new ArrayList<>();
+    private long newestDirtyRead;
+    private RetrySignal signal;
+
+    TransactionContext(TransactionEngine engine) {
+        this.engine = engine;
+        this.cache = engine.cache();
+        this.pageSize = cache.pageSize();
+    }
+
+    /** The transaction of the calling thread; outside one, an {@link IllegalStateException}. */
+    public static TransactionContext current() {
+        TransactionContext c = CURRENT.get();
+        if (c == null) {
+            throw new IllegalStateException("no persistent transaction on this thread: call this from a "
+                    + "@PersistentTransaction method invoked through AsymNvm.transactional(...)");
+        }
+        return c;
+    }
+
+    void bind() {
+        CURRENT.set(this);
+    }
+
+    void unbind() {
+        CURRENT.remove();
+    }
+
+    RetrySignal signal() {
+        return signal;
+    }
+
+    RetrySignal raise(RetrySignal s) {
+        if (signal == null) {
+            signal = s;
+        }
+        throw s;
+    }
+
+    List<RedoBuffer.Write> writes() {
+        return writes;
+    }
+
+    Map<Long, byte[]> privatePages() {
+        return privatePages;
+    }
+
+    long newestDirtyRead() {
+        return newestDirtyRead;
+    }
+
+    TransactionEngine engine() {
+        return engine;
+    }
+
+    private byte[] page(long pageIndex) {
+        byte[] p = privatePages.get(pageIndex);
+        if (p != null) {
+            return p;
+        }
+        PageCache.Page cached = cache.get(pageIndex);
+        if (cached == null) {
+            throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
+        }
+        newestDirtyRead = Math.max(newestDirtyRead, cached.lastWriter());
+        return cached.bytes();
+    }
+
+    private byte[] privatePage(long pageIndex) {
+        byte[] p = privatePages.get(pageIndex);
+        if (p == null) {
+            p = page(pageIndex).clone();
+            privatePages.put(pageIndex, p);
+        }
+        return p;
+    }
+
+    @Override
+    public void read(long address, byte[] dst, int offset, int length) {
+        engine.checkReadable(address, length);
+        while (length > 0) {
+            long pageIndex = address / pageSize;
+            int inPage = (int) (address % pageSize);
+            int n = Math.min(length, pageSize - inPage);
+            System.arraycopy(page(pageIndex), inPage, dst, offset, n);
+            address += n;
+            offset += n;
+            length -= n;
+        }
+    }
+
+    @Override
+    public byte[] read(long address, int length) {
+        byte[] out = new byte[length];
+        read(address, out, 0, length);
+        return out;
+    }
+
+    @Override
+    public void write(long address, byte[] src, int offset, int length) {
+        engine.checkWritable(address, length);
+        byte[] copy = java.util.Arrays.copyOfRange(src, offset, offset + length);
+        long at = address;
+        int done = 0;
+        while (done < length) {
+            long pageIndex = at / pageSize;
+            int inPage = (int) (at % pageSize);
+            int n = Math.min(length - done, pageSize - inPage);
+            System.arraycopy(copy, done, privatePage(pageIndex), inPage, n);
+            at += n;
+            done += n;
+        }
+        writes.add(new RedoBuffer.Write(address, copy));
+    }
+
+    @Override
+    public long readLong(long address) {
+        return ByteBuffer.wrap(read(address, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    @Override
+    public void writeLong(long address, long value) {
+        write(address, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array());
+    }
+
+    @Override
+    public int readInt(long address) {
+        return ByteBuffer.wrap(read(address, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
+
+    @Override
+    public void writeInt(long address, int value) {
+        write(address, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array());
+    }
+
+    @Override
+    public long allocate(long size) {
+        return engine.allocator().allocate(this, size);
+    }
+
+    @Override
+    public void free(long address) {
+        engine.allocator().free(this, address);
+    }
+
+    @Override
+    public long root() {
+        return engine.allocator().root(this);
+    }
+
+    @Override
+    public void setRoot(long address) {
+        engine.allocator().setRoot(this, address);
+    }
+
+    /** Signals that the allocator needs a new slab (granted outside the lock, then the method runs again). */
+    RuntimeException needSlab() {
+        throw raise(new RetrySignal(RetrySignal.Reason.NEED_SLAB, -1));
+    }
+}

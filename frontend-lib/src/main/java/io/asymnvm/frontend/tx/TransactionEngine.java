@@ -1,0 +1,590 @@
+package io.asymnvm.frontend.tx;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.fabric.Completion;
+import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.SemanticRecordLayout;
+import io.asymnvm.frontend.Durability;
+import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.frontend.alloc.BlockAllocator;
+import io.asymnvm.frontend.cache.PageCache;
+import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.log.RedoBuffer;
+import io.asymnvm.frontend.log.RingAppender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.InvocationTargetException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The commit protocol of DESIGN §2, frontend side.
+ *
+ * <p><b>Execute.</b> Under the execution lock the method body runs against a {@link TransactionContext}: reads
+ * through the page cache, writes into a private write set. Anything that needs the network (a page miss, a new
+ * slab, ring space) abandons the attempt with a {@link RetrySignal}; the lock is released, the work is done, and
+ * the method runs again. So the execution lock is never held across a round trip, and annotated methods must
+ * be deterministic (they may run several times).
+ *
+ * <p><b>Order and log.</b> A finished attempt gets the next transaction id, its semantic record is posted as a
+ * one-sided WRITE at the tail of the semantic ring (ids and ring order are the serialization order), its page
+ * images are installed in the cache as dirty (pinned) pages, its writes are appended to the redo buffer, and the
+ * lock is released (early lock release).
+ *
+ * <p><b>Commit point.</b> A SYNC caller then waits for a FLUSH posted after its record: one round trip, shared
+ * by every transaction whose record was posted before that FLUSH (group commit). The FLUSH carries the semantic
+ * ring position it covers, which the backend stamps durably as the ring's durable watermark. A read-only
+ * transaction waits for the durability of the newest unapplied write it read, so it never returns state that a
+ * crash could take back.
+ *
+ * <p><b>Redo off the commit path.</b> Redo is shipped as whole batches by count, bytes, age (agent thread) or
+ * ring pressure. Every record not yet applied by the backend is retained in DRAM, so a backend restart is
+ * survived by reconnecting and writing them again at the same positions (the backend re-reads both rings).
+ *
+ * <p>Lock order: {@code flushLock} before {@code exec}.
+ */
+public final class TransactionEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
+    private static final long SPACE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private record Mark(long txId, long semEnd) {
+    }
+
+    private final BackendLink link;
+    private final FrontendOptions options;
+    private final int frontendId;
+    private final ReentrantLock exec = new ReentrantLock();
+    private final Object flushLock = new Object();
+    private final PageCache cache;
+    private final RingAppender semRing;
+    private final RingAppender redoRing;
+    private final RedoBuffer redo;
+    private final BlockAllocator allocator;
+    private final long heapSize;
+    private final int pageSize;
+    private final int maxArgumentBytes;
+    private final Thread agent;
+
+    private long nextTxId;
+    private volatile Mark posted;
+    private volatile long durableTxId;
+    private volatile long appliedTxId;
+    private Completion inflight;
+    private long inflightCovers;
+    private long inflightGeneration;
+    private volatile boolean running = true;
+    private volatile AsymNvmException fatal;
+
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong readOnly = new AtomicLong();
+    private final AtomicLong aborts = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong commitRoundTrips = new AtomicLong();
+    private final AtomicLong fetchRoundTrips = new AtomicLong();
+    private final AtomicLong controlRoundTrips = new AtomicLong();
+    private final AtomicLong backgroundRoundTrips = new AtomicLong();
+    private final AtomicLong redoBatches = new AtomicLong();
+    private final AtomicLong reconnects = new AtomicLong();
+
+    /** Attaches through {@code link} and starts the background agent. */
+    public TransactionEngine(BackendLink link, FrontendOptions options) {
+        this.link = link;
+        this.options = options;
+        this.frontendId = link.frontendId();
+        AttachReply r = link.open();
+        if (r.lastSemTxId() > r.appliedTxId()) {
+            link.close();
+            throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "frontend " + frontendId + " has semantic "
+                    + "records for transactions " + (r.appliedTxId() + 1) + ".." + r.lastSemTxId()
+                    + " after the last applied one (a previous run did not close cleanly); they must be "
+                    + "re-executed by frontend recovery before new transactions run");
+        }
+        this.pageSize = r.pageSize();
+        this.heapSize = r.heapSize();
+        this.cache = new PageCache(pageSize, options.cacheBytes());
+        this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), r.semValidTail(),
+                r.semHead());
+        this.redoRing = new RingAppender(RegionIds.redo(frontendId), r.redoCapacity(), r.redoValidTail(),
+                r.redoHead());
+        int maxBatch = (int) Math.min(options.redoBatchBytes(), r.redoCapacity() / 4);
+        this.redo = new RedoBuffer(maxBatch);
+        this.maxArgumentBytes = (int) Math.min(1 << 20, r.semCapacity() / 4) - SemanticRecordLayout.HEADER_LENGTH;
+        this.allocator = new BlockAllocator(r.slabSize(), r.ownedSlabs(), () -> {
+            throw TransactionContext.current().needSlab();
+        });
+        this.nextTxId = r.appliedTxId() + 1;
+        this.appliedTxId = r.appliedTxId();
+        this.durableTxId = r.appliedTxId();
+        this.posted = new Mark(r.appliedTxId(), r.semValidTail());
+        this.agent = new Thread(this::agentLoop, "asymnvm-frontend-" + frontendId);
+        agent.setDaemon(true);
+        agent.start();
+    }
+
+    PageCache cache() {
+        return cache;
+    }
+
+    BlockAllocator allocator() {
+        return allocator;
+    }
+
+    public int frontendId() {
+        return frontendId;
+    }
+
+    void checkReadable(long address, long length) {
+        if (address < 0 || length < 0 || address > heapSize - length) {
+            throw new IllegalArgumentException("heap range [" + address + ", " + (address + length)
+                    + ") outside the heap of " + heapSize + " bytes");
+        }
+    }
+
+    void checkWritable(long address, long length) {
+        checkReadable(address, length);
+        if (!allocator.owns(address, length)) {
+            throw new IllegalArgumentException("write to heap range [" + address + ", " + (address + length)
+                    + ") outside the slabs granted to frontend " + frontendId);
+        }
+    }
+
+    /**
+     * Runs one transactional call to completion (or abort). User exceptions are rethrown unchanged after the
+     * transaction was discarded.
+     */
+    public Object execute(MethodRegistry.Entry entry, Object[] args) throws Throwable {
+        checkUsable();
+        boolean ro = entry.spec().readOnly();
+        byte[] argBytes = ro ? null : ArgumentCodec.encode(args);
+        if (argBytes != null && argBytes.length > maxArgumentBytes) {
+            throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
+                    + argBytes.length + " bytes, limit " + maxArgumentBytes);
+        }
+        while (true) {
+            TransactionContext tx = new TransactionContext(this);
+            Object result = null;
+            Throwable failure = null;
+            RetrySignal retry = null;
+            long txId = -1;
+            exec.lock();
+            try {
+                tx.bind();
+                try {
+                    result = entry.method().invoke(entry.target(), args);
+                } catch (InvocationTargetException e) {
+                    failure = e.getCause();
+                } finally {
+                    tx.unbind();
+                }
+                retry = tx.signal() != null ? tx.signal()
+                        : failure instanceof RetrySignal rs ? rs : null;
+                if (retry == null && failure == null) {
+                    if (tx.writes().isEmpty()) {
+                        txId = 0;
+                    } else if (ro) {
+                        failure = new IllegalStateException("read-only transaction " + entry.signature()
+                                + " wrote to persistent memory");
+                    } else {
+                        long id = logAndApply(entry, argBytes, tx);
+                        if (id < 0) {
+                            retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
+                        } else {
+                            txId = id;
+                        }
+                    }
+                }
+            } finally {
+                exec.unlock();
+            }
+            if (retry != null) {
+                retries.incrementAndGet();
+                handle(retry);
+                continue;
+            }
+            if (failure != null) {
+                aborts.incrementAndGet();
+                throw failure;
+            }
+            if (txId == 0) {
+                readOnly.incrementAndGet();
+                awaitDurable(tx.newestDirtyRead());
+                return result;
+            }
+            commits.incrementAndGet();
+            if (entry.spec().durability() == Durability.SYNC) {
+                awaitDurable(txId);
+            }
+            return result;
+        }
+    }
+
+    /** Step 2 under the lock: id, semantic record, dirty pages, redo. Returns -1 if a ring has no room. */
+    private long logAndApply(MethodRegistry.Entry entry, byte[] argBytes, TransactionContext tx) {
+        int redoBytes = RedoBuffer.sizeOf(tx.writes());
+        if (redoBytes > redo.maxTransactionBytes()) {
+            throw new IllegalStateException("transaction " + entry.signature() + " writes " + redoBytes
+                    + " bytes of redo, limit " + redo.maxTransactionBytes());
+        }
+        int semLength = LogRecordLayout.alignedLength(SemanticRecordLayout.HEADER_LENGTH + argBytes.length);
+        if (!semRing.fits(semLength)) {
+            return -1;
+        }
+        if (!redo.hasRoomFor(redoBytes) && !shipRedo()) {
+            return -1;
+        }
+        long txId = nextTxId++;
+        long semEnd = semRing.append(link, semLength,
+                pos -> SemanticRecordLayout.encode(pos, txId, entry.hash(), argBytes, argBytes.length), txId);
+        for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
+            cache.putDirty(p.getKey(), p.getValue(), txId);
+        }
+        redo.append(txId, tx.writes(), semEnd);
+        posted = new Mark(txId, semEnd);
+        if (redo.txCount() >= options.redoBatchTransactions() || redo.bytes() >= redo.maxBatchBytes() / 2) {
+            shipRedo();
+        }
+        return txId;
+    }
+
+    /** Posts the pending redo batch if the redo ring has room; under the lock. */
+    private boolean shipRedo() {
+        if (redo.isEmpty()) {
+            return true;
+        }
+        int length = redo.alignedLength();
+        if (!redoRing.fits(length)) {
+            return false;
+        }
+        redoRing.append(link, length, redo::seal, redo.lastTxId());
+        redoBatches.incrementAndGet();
+        return true;
+    }
+
+    private void handle(RetrySignal signal) {
+        switch (signal.reason) {
+            case PAGE_MISS -> fetch(signal.pageIndex);
+            case NEED_SLAB -> grantSlab();
+            case RING_FULL -> awaitRingSpace();
+            default -> throw new IllegalStateException("unknown retry reason " + signal.reason);
+        }
+    }
+
+    private void fetch(long pageIndex) {
+        while (true) {
+            long generation = link.generation();
+            long token;
+            exec.lock();
+            try {
+                token = cache.fetchToken();
+            } finally {
+                exec.unlock();
+            }
+            byte[] page;
+            try {
+                page = link.read(io.asymnvm.core.layout.RegionIds.HEAP, pageIndex * pageSize, pageSize).await()
+                        .bytes();
+                fetchRoundTrips.incrementAndGet();
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+                continue;
+            }
+            exec.lock();
+            try {
+                if (cache.insertFetched(pageIndex, page, token)) {
+                    return;
+                }
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    private void grantSlab() {
+        while (true) {
+            long generation = link.generation();
+            try {
+                byte[] r = link.call(ControlMessageLayout.KIND_GRANT_SLAB, 0);
+                controlRoundTrips.incrementAndGet();
+                long slab = ByteBuffer.wrap(r).order(ByteOrder.LITTLE_ENDIAN).getLong();
+                exec.lock();
+                try {
+                    allocator.addSlab(slab);
+                } finally {
+                    exec.unlock();
+                }
+                return;
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+            }
+        }
+    }
+
+    private void awaitRingSpace() {
+        long start = System.nanoTime();
+        long appliedBefore = appliedTxId;
+        while (System.nanoTime() - start < SPACE_WAIT_NANOS) {
+            exec.lock();
+            try {
+                shipRedo();
+            } finally {
+                exec.unlock();
+            }
+            if (posted.txId() > durableTxId) {
+                awaitDurable(posted.txId(), controlRoundTrips);
+            }
+            pollApplied(false);
+            if (appliedTxId > appliedBefore || posted.txId() == appliedTxId) {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(options.pollIntervalMicros()));
+        }
+        throw new AsymNvmException(ErrorCode.NO_SPACE, "log rings of frontend " + frontendId
+                + " full and the backend applied nothing for " + TimeUnit.NANOSECONDS.toMillis(SPACE_WAIT_NANOS)
+                + " ms (applied tx " + appliedTxId + ", last tx " + posted.txId() + ")");
+    }
+
+    /** Waits until transaction {@code txId} is durable: the commit point (DESIGN §2 step 3). */
+    void awaitDurable(long txId) {
+        awaitDurable(txId, commitRoundTrips);
+    }
+
+    private void awaitDurable(long txId, AtomicLong roundTrips) {
+        while (durableTxId < txId) {
+            checkUsable();
+            Completion c;
+            long covers;
+            long generation;
+            synchronized (flushLock) {
+                if (durableTxId >= txId) {
+                    return;
+                }
+                if (inflight != null && inflightCovers >= txId && inflightGeneration == link.generation()) {
+                    c = inflight;
+                    covers = inflightCovers;
+                    generation = inflightGeneration;
+                } else {
+                    Mark m = posted;
+                    generation = link.generation();
+                    c = link.flush(m.semEnd());
+                    inflight = c;
+                    inflightCovers = m.txId();
+                    inflightGeneration = generation;
+                    covers = m.txId();
+                }
+            }
+            try {
+                c.await();
+                roundTrips.incrementAndGet();
+                advanceDurable(covers);
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+            }
+        }
+    }
+
+    private synchronized void advanceDurable(long covers) {
+        if (covers > durableTxId) {
+            durableTxId = covers;
+        }
+    }
+
+    private void recoverOrThrow(AsymNvmException e, long failedGeneration) {
+        if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
+            throw e;
+        }
+        recover(failedGeneration);
+    }
+
+    /**
+     * Reconnects after a lost connection (backend restarted or network failure) and writes every record the
+     * backend has not applied again at its position, before any new record or FLUSH can be posted.
+     */
+    private void recover(long failedGeneration) {
+        synchronized (flushLock) {
+            exec.lock();
+            try {
+                AttachReply r;
+                try {
+                    r = link.reconnect(failedGeneration);
+                } catch (AsymNvmException e) {
+                    fatal = e;
+                    throw e;
+                }
+                if (r == null) {
+                    return;
+                }
+                reconnects.incrementAndGet();
+                inflight = null;
+                learnApplied(r.appliedTxId(), r.semHead(), r.redoHead());
+                int sem = semRing.repost(link);
+                int red = redoRing.repost(link);
+                LOG.info("frontend {} re-posted {} semantic and {} redo records after reconnect", frontendId, sem,
+                        red);
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    /** Under the exec lock: the backend applied up to {@code applied}; release ring space and unpin pages. */
+    private void learnApplied(long applied, long semHead, long redoHead) {
+        if (applied < appliedTxId) {
+            return;
+        }
+        appliedTxId = applied;
+        semRing.release(applied, semHead);
+        redoRing.release(applied, redoHead);
+        cache.unpin(applied);
+        if (applied > durableTxId) {
+            advanceDurable(applied);
+        }
+    }
+
+    /** Reads the control block (one round trip) and learns the backend's checkpoint. */
+    private void pollApplied(boolean background) {
+        long generation = link.generation();
+        byte[] block;
+        try {
+            block = link.read(RegionIds.control(frontendId), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+        } catch (AsymNvmException e) {
+            recoverOrThrow(e, generation);
+            return;
+        }
+        (background ? backgroundRoundTrips : controlRoundTrips).incrementAndGet();
+        ControlBlockLayout.Checkpoint cp = ControlBlockLayout.newestCheckpoint(block);
+        if (cp.appliedTxId() > appliedTxId) {
+            exec.lock();
+            try {
+                learnApplied(cp.appliedTxId(), cp.semHead(), cp.redoHead());
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    private void agentLoop() {
+        long pollNanos = TimeUnit.MICROSECONDS.toNanos(options.pollIntervalMicros());
+        long redoDelayNanos = TimeUnit.MICROSECONDS.toNanos(options.redoMaxDelayMicros());
+        long asyncNanos = TimeUnit.MICROSECONDS.toNanos(options.asyncFlushMicros());
+        long lastPoll = 0;
+        long lastAsyncFlush = System.nanoTime();
+        while (running) {
+            try {
+                long now = System.nanoTime();
+                if (exec.tryLock()) {
+                    try {
+                        if (!redo.isEmpty() && now - redo.oldestNanos() >= redoDelayNanos) {
+                            shipRedo();
+                        }
+                    } finally {
+                        exec.unlock();
+                    }
+                }
+                if (posted.txId() > durableTxId && now - lastAsyncFlush >= asyncNanos) {
+                    lastAsyncFlush = now;
+                    awaitDurable(posted.txId(), backgroundRoundTrips);
+                }
+                if (posted.txId() > appliedTxId && now - lastPoll >= pollNanos) {
+                    lastPoll = now;
+                    pollApplied(true);
+                }
+                LockSupport.parkNanos(Math.min(pollNanos, redoDelayNanos) / 2);
+            } catch (AsymNvmException e) {
+                LOG.error("frontend {} background agent: {}", frontendId, e.getMessage());
+                if (fatal != null) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.error("frontend {} background agent failed", frontendId, e);
+            }
+        }
+    }
+
+    private void checkUsable() {
+        AsymNvmException f = fatal;
+        if (f != null) {
+            throw new AsymNvmException(f.errorCode(), "frontend " + frontendId + " lost its backend: "
+                    + f.getMessage(), f);
+        }
+        if (!running) {
+            throw new IllegalStateException("frontend " + frontendId + " is closed");
+        }
+    }
+
+    /** Makes everything durable and applied at the backend. */
+    public void sync() {
+        long deadline = System.nanoTime() + SPACE_WAIT_NANOS;
+        while (true) {
+            exec.lock();
+            boolean shipped;
+            try {
+                shipped = shipRedo();
+            } finally {
+                exec.unlock();
+            }
+            long last = posted.txId();
+            awaitDurable(last, controlRoundTrips);
+            pollApplied(false);
+            if (shipped && appliedTxId >= last) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AsymNvmException(ErrorCode.TIMEOUT, "backend did not apply transactions up to " + last
+                        + " (applied " + appliedTxId + ")");
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(options.pollIntervalMicros()));
+        }
+    }
+
+    public EngineStats stats() {
+        return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
+                fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
+                reconnects.get(), posted.txId(), durableTxId, appliedTxId);
+    }
+
+    public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
+        return link.counters();
+    }
+
+    /** Clean detach: ship and apply everything, tell the backend, close the connection. */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        try {
+            if (fatal == null) {
+                sync();
+                link.call(ControlMessageLayout.KIND_DETACH, 0);
+            }
+        } finally {
+            running = false;
+            LockSupport.unpark(agent);
+            try {
+                agent.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            link.close();
+        }
+    }
+
+    /** Stops without flushing or detaching, as a crash would (tests and drills). */
+    public void abandon() {
+        running = false;
+        fatal = new AsymNvmException(ErrorCode.CONNECTION_LOST, "frontend abandoned");
+        LockSupport.unpark(agent);
+        link.close();
+    }
+}

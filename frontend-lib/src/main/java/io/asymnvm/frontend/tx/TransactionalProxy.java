@@ -1,0 +1,49 @@
+package io.asymnvm.frontend.tx;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+
+/**
+ * The {@link InvocationHandler} behind {@code AsymNvm.transactional}: annotated methods run as persistent
+ * transactions through the engine; other methods (and {@code Object} methods) call the target directly.
+ */
+public final class TransactionalProxy implements InvocationHandler {
+    private final TransactionEngine engine;
+    private final Object target;
+    private final Map<Method, MethodRegistry.Entry> entries;
+
+    private TransactionalProxy(TransactionEngine engine, Object target, Map<Method, MethodRegistry.Entry> entries) {
+        this.engine = engine;
+        this.target = target;
+        this.entries = entries;
+    }
+
+    public static <T> T create(TransactionEngine engine, MethodRegistry registry, Class<T> iface, T target) {
+        if (!iface.isInterface()) {
+            throw new IllegalArgumentException(iface.getName() + " is not an interface");
+        }
+        if (!iface.isInstance(target)) {
+            throw new IllegalArgumentException(target.getClass().getName() + " does not implement "
+                    + iface.getName());
+        }
+        Map<Method, MethodRegistry.Entry> entries = registry.register(iface, target);
+        return iface.cast(Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface},
+                new TransactionalProxy(engine, target, entries)));
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        MethodRegistry.Entry e = entries.get(method);
+        if (e == null) {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException ite) {
+                throw ite.getCause();
+            }
+        }
+        return engine.execute(e, args == null ? new Object[0] : args);
+    }
+}

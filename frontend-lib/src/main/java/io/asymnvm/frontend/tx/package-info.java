@@ -1,0 +1,5 @@
+/**
+ * The transaction engine: execution under the lock with retry on misses, semantic logging and group commit,
+ * redo shipping, reconnect with re-posting, and the {@code @PersistentTransaction} method registry and codec.
+ */
+package io.asymnvm.frontend.tx;
