@@ -77,7 +77,7 @@ public final class Completion {
             waitFor(timeoutNanos);
         }
         if (error != null) {
-            throw new AsymNvmException(error.errorCode(), error.getMessage(), error);
+            throw new AsymNvmException(error.errorCode(), error.detail(), error);
         }
         return this;
     }

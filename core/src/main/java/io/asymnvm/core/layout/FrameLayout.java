@@ -19,6 +19,7 @@ package io.asymnvm.core.layout;
  */
 public final class FrameLayout {
     public static final int LENGTH_FIELD_LENGTH = 4;
+    /** Largest frame including its length field (what the decoders accept). */
     public static final int MAX_FRAME_LENGTH = 64 << 20;
 
     public static final int TYPE_OFFSET = 0;
@@ -42,6 +43,11 @@ public final class FrameLayout {
     public static final byte RESP_ACK = 1;
     public static final byte RESP_DATA = 2;
     public static final byte RESP_ERROR = 3;
+
+    /** Largest READ a single request may ask for: its reply must fit in one frame. */
+    public static final int MAX_READ_LENGTH = MAX_FRAME_LENGTH - LENGTH_FIELD_LENGTH - 24;
+    /** Largest WRITE or control payload a single request may carry. */
+    public static final int MAX_REQUEST_PAYLOAD = MAX_FRAME_LENGTH - LENGTH_FIELD_LENGTH - 32;
 
     private FrameLayout() {
     }

@@ -95,6 +95,11 @@ public final class TcpFabric implements Fabric {
         private Completion post(byte type, int region, long offset, long arg1, long arg2, byte[] payload,
                                 int payloadOffset, int payloadLength) {
             Completion c = new Completion(counters);
+            if (payloadLength > FrameLayout.MAX_REQUEST_PAYLOAD) {
+                c.fail(new AsymNvmException(ErrorCode.BAD_REQUEST, "payload of " + payloadLength
+                        + " bytes exceeds the frame limit " + FrameLayout.MAX_REQUEST_PAYLOAD));
+                return c;
+            }
             Channel ch = channel;
             ByteBuf buf = ch.alloc().buffer(FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.REQUEST_HEADER_LENGTH
                     + payloadLength);

@@ -122,10 +122,9 @@ public final class TcpNicServer implements AutoCloseable {
                 int payloadLength = f.readableBytes() - FrameLayout.REQUEST_HEADER_LENGTH;
                 switch (type) {
                     case FrameLayout.REQ_READ -> {
-                        if (arg1 < 0 || arg1 > FrameLayout.MAX_FRAME_LENGTH - FrameLayout.RESPONSE_HEADER_LENGTH) {
+                        if (arg1 < 0 || arg1 > FrameLayout.MAX_READ_LENGTH) {
                             throw new AsymNvmException(ErrorCode.MALFORMED_FRAME, "read length " + arg1
-                                    + " outside [0, " + (FrameLayout.MAX_FRAME_LENGTH
-                                    - FrameLayout.RESPONSE_HEADER_LENGTH) + "]");
+                                    + " outside [0, " + FrameLayout.MAX_READ_LENGTH + "]");
                         }
                         return response(ctx, FrameLayout.RESP_DATA, 0, 0, 0,
                                 nic.read(session, region, offset, (int) arg1));
