@@ -75,7 +75,7 @@ public final class BackendNode implements AutoCloseable {
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());
             this.nic = new EmulatedNic(regions,
-                    new BackendControlHandler(sb, logs, slabs, recipe), config.persistenceDomain());
+                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed), config.persistenceDomain());
             this.local = new LocalFabric(nic);
             this.replayThread = new Thread(replayer, "asymnvm-replayer");
             replayThread.setDaemon(true);

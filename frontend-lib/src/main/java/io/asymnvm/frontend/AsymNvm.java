@@ -40,7 +40,7 @@ public final class AsymNvm implements AutoCloseable {
         this.embedded = embedded;
         this.ownsFabric = ownsFabric;
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis()),
-                options);
+                options, registry);
     }
 
     /** A frontend (id 0) with its backend in this JVM, PM image in {@code directory}, over the local fabric. */
@@ -95,6 +95,15 @@ public final class AsymNvm implements AutoCloseable {
 
     public EngineStats stats() {
         return engine.stats();
+    }
+
+    /**
+     * Re-executes the transactions a crashed previous incarnation of this frontend committed but the backend had
+     * not applied (frontend recovery). Happens automatically before the first transaction; register every
+     * transactional interface first. Returns what was done (nothing if there was nothing to recover).
+     */
+    public TransactionEngine.RecoveryReport recover() {
+        return engine.recover();
     }
 
     /** Ships all redo and waits until the backend has applied every committed transaction. */

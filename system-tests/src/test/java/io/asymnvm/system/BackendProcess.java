@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * A backend node running as a separate JVM ({@code io.asymnvm.backend.BackendMain}) on loopback, started with
  * this test JVM's class path. {@link #kill()} sends SIGKILL; {@link #stop()} SIGTERM (clean shutdown).
  */
-final class BackendProcess implements AutoCloseable {
+final class BackendProcess {
     private final Process process;
     private final int port;
 

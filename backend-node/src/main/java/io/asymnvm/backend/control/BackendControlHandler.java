@@ -36,12 +36,19 @@ public final class BackendControlHandler implements ControlHandler {
     private final SlabTable slabs;
     private final RemotePersistenceRecipe recipe;
     private final Map<Integer, NicSession> sessions = new ConcurrentHashMap<>();
+    private final Runnable awaitReplayed;
 
-    public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe) {
+    /**
+     * {@code awaitReplayed} finishes replay of every complete redo batch; attach runs it after fencing the old
+     * session, so the checkpoint it reports is final for everything the previous incarnation shipped.
+     */
+    public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
+                                 Runnable awaitReplayed) {
         this.sb = sb;
         this.logs = logs;
         this.slabs = slabs;
         this.recipe = recipe;
+        this.awaitReplayed = awaitReplayed;
     }
 
     @Override
@@ -86,6 +93,11 @@ public final class BackendControlHandler implements ControlHandler {
             session.grant(RegionIds.semantic(frontendId), Access.READ_WRITE);
             session.grant(RegionIds.redo(frontendId), Access.READ_WRITE);
             session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET);
+            awaitReplayed.run();
+            if (log.fault() != null) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
+                        + " is stopped: " + log.fault());
+            }
             Checkpoint cp = log.checkpoint();
             FrontendLog.SemanticTail sem = log.scanSemantic();
             RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);

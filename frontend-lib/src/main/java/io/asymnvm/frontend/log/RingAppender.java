@@ -70,6 +70,19 @@ public final class RingAppender {
         return position;
     }
 
+    /**
+     * Takes over a record that is already in the ring (found during recovery) without writing it: it is retained
+     * like an appended one and the write position moves past it.
+     */
+    public void adopt(long recordPosition, byte[] raw, long lastTxId, long next) {
+        if (recordPosition != position) {
+            throw new IllegalStateException("adopting a record at " + recordPosition + " but the ring tail is at "
+                    + position);
+        }
+        retained.add(new Retained(recordPosition, raw, lastTxId));
+        position = next;
+    }
+
     /** The backend applied everything up to {@code appliedTxId} and reclaimed up to {@code newHead}. */
     public void release(long appliedTxId, long newHead) {
         while (!retained.isEmpty() && retained.peekFirst().lastTxId() <= appliedTxId) {

@@ -68,6 +68,11 @@ public final class MethodRegistry {
         return added;
     }
 
+    /** Signatures of every registered method, for error messages. */
+    public java.util.List<String> signatures() {
+        return byHash.values().stream().map(Entry::signature).sorted().toList();
+    }
+
     public Entry lookup(long hash) {
         return byHash.get(hash);
     }

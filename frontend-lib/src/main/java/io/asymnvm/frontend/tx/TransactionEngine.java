@@ -16,12 +16,14 @@ import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.link.BackendLink;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.log.RingAppender;
+import io.asymnvm.recovery.semantic.SemanticLogReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.InvocationTargetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,6 +65,9 @@ public final class TransactionEngine implements AutoCloseable {
 
     private final BackendLink link;
     private final FrontendOptions options;
+    private final MethodRegistry registry;
+    private volatile AttachReply pendingRecovery;
+    private volatile RecoveryReport lastRecovery;
     private final int frontendId;
     private final ReentrantLock exec = new ReentrantLock();
     private final Object flushLock = new Object();
@@ -97,24 +102,24 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong redoBatches = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
 
-    /** Attaches through {@code link} and starts the background agent. */
-    public TransactionEngine(BackendLink link, FrontendOptions options) {
+    /**
+     * Attaches through {@code link} and starts the background agent. If the previous incarnation of this frontend
+     * left semantic records after the backend's last applied transaction, they are re-executed by
+     * {@link #recover()} before the first new transaction runs.
+     */
+    public TransactionEngine(BackendLink link, FrontendOptions options, MethodRegistry registry) {
         this.link = link;
         this.options = options;
+        this.registry = registry;
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
-        if (r.lastSemTxId() > r.appliedTxId()) {
-            link.close();
-            throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "frontend " + frontendId + " has semantic "
-                    + "records for transactions " + (r.appliedTxId() + 1) + ".." + r.lastSemTxId()
-                    + " after the last applied one (a previous run did not close cleanly); they must be "
-                    + "re-executed by frontend recovery before new transactions run");
-        }
+        boolean recovering = r.lastSemTxId() > r.appliedTxId();
+        this.pendingRecovery = recovering ? r : null;
         this.pageSize = r.pageSize();
         this.heapSize = r.heapSize();
         this.cache = new PageCache(pageSize, options.cacheBytes());
-        this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), r.semValidTail(),
-                r.semHead());
+        long semStart = recovering ? r.semHead() : r.semValidTail();
+        this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), semStart, r.semHead());
         this.redoRing = new RingAppender(RegionIds.redo(frontendId), r.redoCapacity(), r.redoValidTail(),
                 r.redoHead());
         int maxBatch = (int) Math.min(options.redoBatchBytes(), r.redoCapacity() / 4);
@@ -126,7 +131,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.nextTxId = r.appliedTxId() + 1;
         this.appliedTxId = r.appliedTxId();
         this.durableTxId = r.appliedTxId();
-        this.posted = new Mark(r.appliedTxId(), r.semValidTail());
+        this.posted = new Mark(r.appliedTxId(), semStart);
         this.agent = new Thread(this::agentLoop, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
         agent.start();
@@ -165,8 +170,20 @@ public final class TransactionEngine implements AutoCloseable {
      */
     public Object execute(MethodRegistry.Entry entry, Object[] args) throws Throwable {
         checkUsable();
-        boolean ro = entry.spec().readOnly();
-        byte[] argBytes = ro ? null : ArgumentCodec.encode(args);
+        if (pendingRecovery != null) {
+            recover();
+        }
+        return run(entry, args, null);
+    }
+
+    /**
+     * The execute loop. {@code recovered} is null for a new call; during recovery it is the semantic record
+     * being re-executed, which is adopted (kept at its position, same transaction id) instead of logged again.
+     */
+    private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
+            throws Throwable {
+        boolean ro = entry.spec().readOnly() && recovered == null;
+        byte[] argBytes = ro || recovered != null ? null : ArgumentCodec.encode(args);
         if (argBytes != null && argBytes.length > maxArgumentBytes) {
             throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
                     + argBytes.length + " bytes, limit " + maxArgumentBytes);
@@ -196,7 +213,7 @@ public final class TransactionEngine implements AutoCloseable {
                         failure = new IllegalStateException("read-only transaction " + entry.signature()
                                 + " wrote to persistent memory");
                     } else {
-                        long id = logAndApply(entry, argBytes, tx);
+                        long id = recovered == null ? logAndApply(entry, argBytes, tx) : adoptAndApply(recovered, tx);
                         if (id < 0) {
                             retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
                         } else {
@@ -222,7 +239,7 @@ public final class TransactionEngine implements AutoCloseable {
                 return result;
             }
             commits.incrementAndGet();
-            if (entry.spec().durability() == Durability.SYNC) {
+            if (recovered == null && entry.spec().durability() == Durability.SYNC) {
                 awaitDurable(txId);
             }
             return result;
@@ -255,6 +272,105 @@ public final class TransactionEngine implements AutoCloseable {
             shipRedo();
         }
         return txId;
+    }
+
+    /** Recovery's step 2: the semantic record is already in the ring; keep it and apply the write set. */
+    private long adoptAndApply(SemanticLogReader.Record record, TransactionContext tx) {
+        int redoBytes = RedoBuffer.sizeOf(tx.writes());
+        if (!redo.hasRoomFor(redoBytes) && !shipRedo()) {
+            return -1;
+        }
+        long txId = record.txId();
+        if (txId != nextTxId) {
+            throw new AsymNvmException(ErrorCode.CORRUPT_RECORD, "semantic record at " + record.position()
+                    + " holds tx " + txId + ", expected " + nextTxId);
+        }
+        nextTxId++;
+        semRing.adopt(record.position(), record.raw(), txId, record.position() + record.raw().length);
+        long semEnd = semRing.position();
+        for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
+            cache.putDirty(p.getKey(), p.getValue(), txId);
+        }
+        redo.append(txId, tx.writes(), semEnd);
+        posted = new Mark(txId, semEnd);
+        if (redo.txCount() >= options.redoBatchTransactions() || redo.bytes() >= redo.maxBatchBytes() / 2) {
+            shipRedo();
+        }
+        return txId;
+    }
+
+    /**
+     * Frontend recovery (DESIGN §4): re-executes, in order and with their original transaction ids, the
+     * semantic records this frontend's previous incarnation left after the backend's last applied transaction,
+     * through the registered methods. Stops at the first torn record. Idempotent: a crash during recovery leaves
+     * the records in the ring and the next recovery starts from whatever the backend applied meanwhile. Runs
+     * automatically before the first new transaction; call it directly to recover eagerly.
+     */
+    public synchronized RecoveryReport recover() {
+        AttachReply r = pendingRecovery;
+        if (r == null) {
+            return lastRecovery;
+        }
+        long start = System.nanoTime();
+        List<SemanticLogReader.Record> records = SemanticLogReader.read(
+                (offset, length) -> link.read(RegionIds.semantic(frontendId), offset, length).await().bytes(),
+                r.semCapacity(), r.semHead(), r.semValidTail());
+        long first = 0;
+        long last = 0;
+        int replayed = 0;
+        for (int i = 0; i < records.size(); i++) {
+            SemanticLogReader.Record rec = records.get(i);
+            if (rec.isPadding()) {
+                long owner = i + 1 < records.size() ? records.get(i + 1).txId() : nextTxId;
+                exec.lock();
+                try {
+                    long span = r.semCapacity() - Math.floorMod(rec.position(), r.semCapacity());
+                    semRing.adopt(rec.position(), rec.raw(), owner, rec.position() + span);
+                } finally {
+                    exec.unlock();
+                }
+                continue;
+            }
+            MethodRegistry.Entry entry = registry.lookup(rec.methodHash());
+            if (entry == null) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot recover frontend " + frontendId
+                        + ": semantic record of tx " + rec.txId() + " names method hash 0x"
+                        + Long.toHexString(rec.methodHash()) + ", which is not registered (registered: "
+                        + registry.signatures() + "); register every @PersistentTransaction interface with "
+                        + "transactional(...) before the first call, with unchanged signatures");
+            }
+            Object[] args;
+            try {
+                args = ArgumentCodec.decode(rec.arguments());
+            } catch (RuntimeException e) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot decode the arguments of tx "
+                        + rec.txId() + " for " + entry.signature() + ": " + e.getMessage(), e);
+            }
+            try {
+                run(entry, args, rec);
+            } catch (Throwable t) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "re-execution of tx " + rec.txId() + " ("
+                        + entry.signature() + ") failed; the method is not deterministic or its code changed: "
+                        + t, t);
+            }
+            if (first == 0) {
+                first = rec.txId();
+            }
+            last = rec.txId();
+            replayed++;
+        }
+        awaitDurable(posted.txId(), controlRoundTrips);
+        pendingRecovery = null;
+        RecoveryReport report = new RecoveryReport(replayed, first, last,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        lastRecovery = report;
+        LOG.info("frontend {} recovered: re-executed {} transactions ({}..{}) in {} ms", frontendId, replayed,
+                first, last, report.millis());
+        return report;
+    }
+
+    /** What {@link #recover()} did: how many transactions it re-executed, their ids, and how long it took. */
+    public record RecoveryReport(int transactions, long firstTxId, long lastTxId, long millis) {
     }
 
     /** Posts the pending redo batch if the redo ring has room; under the lock. */

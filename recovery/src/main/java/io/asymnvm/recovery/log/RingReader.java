@@ -65,13 +65,18 @@ public final class RingReader {
         int length = h.getInt(LogRecordLayout.LENGTH_OFFSET);
         short recordType = h.getShort(LogRecordLayout.TYPE_OFFSET);
         long recordPosition = h.getLong(LogRecordLayout.POSITION_OFFSET);
-        if (length < LogRecordLayout.COMMON_HEADER_LENGTH || LogRecordLayout.alignedLength(length) > capacity - inRing) {
+        // length <= capacity - inRing (a multiple of the alignment) implies its aligned length fits too; comparing
+        // the raw length avoids the int overflow of aligning a garbage length near Integer.MAX_VALUE
+        if (length < LogRecordLayout.COMMON_HEADER_LENGTH || length > capacity - inRing) {
             return invalid(position, "record length", capacity - inRing, Integer.toUnsignedLong(length));
         }
         if (recordPosition != position) {
             return invalid(position, "record position", position, recordPosition);
         }
         if (recordType == LogRecordLayout.TYPE_PADDING) {
+            if (length > header.length) {
+                return invalid(position, "padding length", LogRecordLayout.COMMON_HEADER_LENGTH, length);
+            }
             int computed = LogRecordLayout.crc(header, 0, length);
             if (computed != storedCrc) {
                 return invalid(position, "padding crc32c", Integer.toUnsignedLong(storedCrc),
