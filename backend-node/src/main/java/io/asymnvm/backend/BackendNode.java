@@ -43,12 +43,12 @@ public final class BackendNode implements AutoCloseable {
     private final LocalFabric local;
     private volatile boolean closed;
 
-    private BackendNode(BackendConfiguration config) {
+    private BackendNode(BackendConfiguration config, PersistentRegion provided) {
         this.config = config;
         if (config.port() > 0) {
             probePort(config.bindHost(), config.port());
         }
-        this.image = PmImage.open(config);
+        this.image = provided == null ? PmImage.open(config) : PmImage.over(provided, config);
         try {
             PersistentRegion region = image.region();
             Superblock sb = image.superblock();
@@ -93,7 +93,15 @@ public final class BackendNode implements AutoCloseable {
 
     /** Starts a node; every configuration and media problem is reported before anything is served. */
     public static BackendNode start(BackendConfiguration config) {
-        return new BackendNode(config);
+        return new BackendNode(config, null);
+    }
+
+    /**
+     * Starts a node over a caller-provided region instead of the configured file (simulated PM in crash tests):
+     * formatted if blank, recovered otherwise. The region stays open after {@link #close()}.
+     */
+    public static BackendNode start(BackendConfiguration config, PersistentRegion region) {
+        return new BackendNode(config, region);
     }
 
     private static void probePort(String host, int port) {

@@ -135,6 +135,23 @@ public final class PmImage implements AutoCloseable {
         }
     }
 
+    /**
+     * Uses a region the caller provides (simulated PM in crash tests): formats it if its first bytes are zero,
+     * validates its superblock otherwise. No lock and no mark file; closing the image does not close the region.
+     */
+    public static PmImage over(PersistentRegion region, BackendConfiguration config) {
+        boolean blank = region.getLong(SuperblockLayout.MAGIC_OFFSET) == 0;
+        Superblock sb;
+        if (blank) {
+            sb = SuperblockLayout.plan(region.size(), config.pageSize(), config.slabSize(), config.maxFrontends(),
+                    config.semRingCapacity(), config.redoRingCapacity(), UUID.randomUUID(), 0);
+            SuperblockLayout.write(region, sb);
+        } else {
+            sb = SuperblockLayout.decode(region.read(0, SuperblockLayout.LENGTH), region.name(), region.size());
+        }
+        return new PmImage(region, sb, null, null, null, true, blank);
+    }
+
     private static long sizeOf(Path file) {
         try {
             return Files.size(file);
@@ -162,6 +179,9 @@ public final class PmImage implements AutoCloseable {
 
     @Override
     public void close() {
+        if (markFile == null) {
+            return; // caller-provided region: the caller closes it
+        }
         region.close();
         try {
             Files.deleteIfExists(markFile);
