@@ -119,8 +119,8 @@ final class BackendProcess {
         return process.exitValue();
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /** Kills the process if it is still running. */
+    void close() throws InterruptedException {
         if (process.isAlive()) {
             kill();
         }
