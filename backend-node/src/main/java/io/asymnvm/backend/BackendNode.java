@@ -45,10 +45,12 @@ public final class BackendNode implements AutoCloseable {
 
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
         this.config = config;
-        if (config.port() > 0) {
-            probePort(config.bindHost(), config.port());
+        if (config.port() >= 0) {
+            probePort(config.bindHost(), config.port()); // port 0 too: an address that cannot be bound fails here
         }
         this.image = provided == null ? PmImage.open(config) : PmImage.over(provided, config);
+        ReplayAgent startedAgent = null;
+        Thread startedReplayer = null;
         try {
             PersistentRegion region = image.region();
             Superblock sb = image.superblock();
@@ -80,11 +82,17 @@ public final class BackendNode implements AutoCloseable {
             this.replayThread = new Thread(replayer, "asymnvm-replayer");
             replayThread.setDaemon(true);
             replayThread.start();
+            startedAgent = replayer;
+            startedReplayer = replayThread;
             this.tcp = config.port() >= 0
                     ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port())).start()
                     : null;
         } catch (RuntimeException e) {
-            image.close();
+            if (startedReplayer != null) {
+                startedAgent.stop();
+                joinQuietly(startedReplayer);
+            }
+            image.closeAfterFailedStart();
             throw e;
         }
         LOG.info("backend serving {} ({} free slabs){}", config.pmFile(), image.superblock().slabCount(),
@@ -102,6 +110,14 @@ public final class BackendNode implements AutoCloseable {
      */
     public static BackendNode start(BackendConfiguration config, PersistentRegion region) {
         return new BackendNode(config, region);
+    }
+
+    private static void joinQuietly(Thread t) {
+        try {
+            t.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void probePort(String host, int port) {
@@ -155,11 +171,7 @@ public final class BackendNode implements AutoCloseable {
             tcp.close();
         }
         replayer.stop();
-        try {
-            replayThread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        joinQuietly(replayThread);
         replayer.awaitReplayed();
         image.close();
         LOG.info("backend {} closed cleanly", config.pmFile());

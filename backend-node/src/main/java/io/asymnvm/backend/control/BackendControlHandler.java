@@ -74,6 +74,11 @@ public final class BackendControlHandler implements ControlHandler {
             throw new AsymNvmException(ErrorCode.UNKNOWN_FRONTEND, "frontend id " + frontendId
                     + " outside [0, " + logs.length + ") of this backend");
         }
+        if (session.isFenced()) {
+            // re-attaching would fence the newer incarnation while this session stays fenced: refuse the stale one
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "session " + session.id() + " of frontend "
+                    + session.frontendId() + " was fenced by a newer attach; connect again to attach");
+        }
         FrontendLog log = logs[frontendId];
         if (log.fault() != null) {
             throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
@@ -81,6 +86,9 @@ public final class BackendControlHandler implements ControlHandler {
         }
         synchronized (log) {
             long epoch = log.beginAttach();
+            if (session.frontendId() >= 0 && session.frontendId() != frontendId) {
+                sessions.remove(session.frontendId(), session); // moved to another id: no longer that frontend's
+            }
             NicSession old = sessions.put(frontendId, session);
             if (old != null && old != session) {
                 old.fence("frontend " + frontendId + " re-attached with epoch " + epoch);
@@ -95,6 +103,7 @@ public final class BackendControlHandler implements ControlHandler {
             session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET);
             awaitReplayed.run();
             if (log.fault() != null) {
+                session.revokeAll(); // a refused attach leaves the session no access to the frontend's regions
                 throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
                         + " is stopped: " + log.fault());
             }

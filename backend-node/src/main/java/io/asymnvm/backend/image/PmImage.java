@@ -17,7 +17,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A backend's PM image: formats a new file or validates an existing one (superblock read through a plain file
@@ -26,22 +28,30 @@ import java.util.UUID;
  */
 public final class PmImage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PmImage.class);
+    /**
+     * Lock files of the images open in this JVM. A second start on the same file must be refused before it opens
+     * a channel of its own: file locks belong to the process, and closing any channel on the file releases them
+     * (see {@link FileLock}), which would let another process open the image the first node still serves.
+     */
+    private static final Set<Path> LOCKED_HERE = ConcurrentHashMap.newKeySet();
 
     private final PersistentRegion region;
     private final Superblock superblock;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Path markFile;
+    private final Path lockFile;
     private final boolean cleanShutdown;
     private final boolean formatted;
 
     private PmImage(PersistentRegion region, Superblock superblock, FileChannel lockChannel, FileLock lock,
-                    Path markFile, boolean cleanShutdown, boolean formatted) {
+                    Path markFile, Path lockFile, boolean cleanShutdown, boolean formatted) {
         this.region = region;
         this.superblock = superblock;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.markFile = markFile;
+        this.lockFile = lockFile;
         this.cleanShutdown = cleanShutdown;
         this.formatted = formatted;
     }
@@ -84,6 +94,10 @@ public final class PmImage implements AutoCloseable {
         }
         Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
         Path markFile = file.resolveSibling(file.getFileName() + ".mark");
+        if (!LOCKED_HERE.add(lockFile)) {
+            throw new IllegalStateException("PM file " + file + " is in use by another backend in this JVM (lock "
+                    + lockFile + ")");
+        }
         FileChannel lockChannel = null;
         FileLock lock;
         try {
@@ -95,10 +109,12 @@ public final class PmImage implements AutoCloseable {
             }
             if (lock == null) {
                 lockChannel.close();
+                LOCKED_HERE.remove(lockFile);
                 throw new IllegalStateException("PM file " + file + " is in use by another backend (lock "
                         + lockFile + ")");
             }
         } catch (IOException e) {
+            LOCKED_HERE.remove(lockFile);
             throw new UncheckedIOException("cannot lock " + lockFile, e);
         }
         PersistentRegion region = null;
@@ -117,7 +133,7 @@ public final class PmImage implements AutoCloseable {
             if (!clean) {
                 LOG.warn("{}: previous shutdown was not clean; recovering from the logs", file);
             }
-            return new PmImage(region, sb, lockChannel, lock, markFile, clean, !exists);
+            return new PmImage(region, sb, lockChannel, lock, markFile, lockFile, clean, !exists);
         } catch (RuntimeException | IOException e) {
             if (region != null) {
                 region.close();
@@ -128,6 +144,7 @@ public final class PmImage implements AutoCloseable {
             } catch (IOException ignored) {
                 // best effort
             }
+            LOCKED_HERE.remove(lockFile);
             if (e instanceof IOException io) {
                 throw new UncheckedIOException(io);
             }
@@ -149,7 +166,7 @@ public final class PmImage implements AutoCloseable {
         } else {
             sb = SuperblockLayout.decode(region.read(0, SuperblockLayout.LENGTH), region.name(), region.size());
         }
-        return new PmImage(region, sb, null, null, null, true, blank);
+        return new PmImage(region, sb, null, null, null, null, true, blank);
     }
 
     private static long sizeOf(Path file) {
@@ -179,16 +196,32 @@ public final class PmImage implements AutoCloseable {
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes after a start that failed (corrupt log, port taken): the mark file stays if the previous shutdown
+     * was unclean, so the next start still knows it recovers from a crash.
+     */
+    public void closeAfterFailedStart() {
+        close(cleanShutdown);
+    }
+
+    private void close(boolean removeMark) {
         if (markFile == null) {
             return; // caller-provided region: the caller closes it
         }
         region.close();
         try {
-            Files.deleteIfExists(markFile);
+            if (removeMark) {
+                Files.deleteIfExists(markFile);
+            }
             lock.release();
             lockChannel.close();
         } catch (IOException e) {
             LOG.warn("closing {}: {}", markFile, e.toString());
+        } finally {
+            LOCKED_HERE.remove(lockFile);
         }
     }
 }

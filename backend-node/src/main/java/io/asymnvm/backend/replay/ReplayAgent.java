@@ -52,8 +52,11 @@ public final class ReplayAgent implements Runnable {
         }
     }
 
-    /** One pass over every frontend; returns how many batches were applied. */
-    public int doWork() {
+    /**
+     * One pass over every frontend; returns how many batches were applied. Synchronized because
+     * {@link #awaitReplayed()} may drain on the caller's thread while the agent's thread is starting.
+     */
+    public synchronized int doWork() {
         int work = 0;
         for (int i = 0; i < logs.length; i++) {
             work += replay(i);
@@ -101,25 +104,34 @@ public final class ReplayAgent implements Runnable {
         }
         List<long[]> touched = new ArrayList<>();
         String[] violation = new String[1];
-        RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
-            @Override
-            public void write(long heapOffset, byte[] b, int dataOffset, int length) {
-                if (!slabs.owns(log.frontendId(), heapOffset, length) && violation[0] == null) {
-                    violation[0] = "redo write [" + heapOffset + ", " + (heapOffset + length)
-                            + ") outside the slabs granted to frontend " + log.frontendId();
+        try {
+            RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
+                @Override
+                public void write(long heapOffset, byte[] b, int dataOffset, int length) {
+                    if (!slabs.owns(log.frontendId(), heapOffset, length) && violation[0] == null) {
+                        violation[0] = "redo write [" + heapOffset + ", " + (heapOffset + length)
+                                + ") outside the slabs granted to frontend " + log.frontendId();
+                    }
+                    touched.add(new long[] {heapOffset, length});
                 }
-                touched.add(new long[] {heapOffset, length});
-            }
 
-            @Override
-            public void commit(long txId) {
-                // transaction boundary: the whole batch is applied or none of it
-            }
-        });
+                @Override
+                public void commit(long txId) {
+                    // transaction boundary: the whole batch is applied or none of it
+                }
+            });
+        } catch (IllegalStateException malformed) {
+            // a CRC-valid batch that does not parse is a writer bug: stop this frontend, not every frontend's pass
+            violation[0] = "redo batch at position " + e.position() + " is malformed: " + malformed.getMessage();
+        }
         if (violation[0] != null) {
             fault(log, violation[0]);
             return false;
         }
+        // The batch must be durable before any of it reaches the heap: the frontend's WRITE of it is persisted
+        // only by its next FLUSH, and a crash after some heap lines were written back but before the checkpoint
+        // must find the batch again and replay it (re-executing its semantic records would apply them twice).
+        region.persist(log.redoReader().offsetOf(e.position()), batch.length);
         RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
             @Override
             public void write(long heapOffset, byte[] b, int dataOffset, int length) {

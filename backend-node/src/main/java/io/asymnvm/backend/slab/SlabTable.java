@@ -25,13 +25,14 @@ public final class SlabTable {
         this.owners = new int[Math.toIntExact(sb.slabCount())];
         for (int i = 0; i < owners.length; i++) {
             long word = region.getLongVolatile(SlabTableLayout.entryOffset(sb.slabTableOffset(), i));
-            int owner = SlabTableLayout.ownerOf(word);
-            if (owner >= sb.maxFrontends()) {
+            // check the whole word: ownerOf truncates to int, so a flipped high bit would pass as free or owned
+            if (word < SlabTableLayout.FREE || word > SlabTableLayout.ownerWord(sb.maxFrontends() - 1)) {
                 throw new io.asymnvm.core.CorruptRecordException(region.name(),
-                        SlabTableLayout.entryOffset(sb.slabTableOffset(), i), "slab owner below " + sb.maxFrontends(),
-                        sb.maxFrontends() - 1, owner);
+                        SlabTableLayout.entryOffset(sb.slabTableOffset(), i), "slab owner word at most "
+                        + SlabTableLayout.ownerWord(sb.maxFrontends() - 1),
+                        SlabTableLayout.ownerWord(sb.maxFrontends() - 1), word);
             }
-            owners[i] = owner;
+            owners[i] = SlabTableLayout.ownerOf(word);
         }
     }
 
@@ -61,7 +62,7 @@ public final class SlabTable {
 
     /** True if the heap range {@code [heapOffset, heapOffset + length)} lies in slabs owned by the frontend. */
     public boolean owns(int frontendId, long heapOffset, long length) {
-        if (heapOffset < 0 || length < 0 || heapOffset + length > sb.slabCount() * sb.slabSize()) {
+        if (heapOffset < 0 || length < 0 || heapOffset > sb.slabCount() * sb.slabSize() - length) { // no overflow
             return false;
         }
         long first = heapOffset / sb.slabSize();
