@@ -63,7 +63,7 @@ public final class BackendMain implements Callable<Integer> {
         CommandLine cl = new CommandLine(new BackendMain());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("asymnvm backend: " + ex.getMessage());
-            return 2;
+            return 1;
         });
         int code = cl.execute(args);
         if (code != 0) {

@@ -1,0 +1,72 @@
+package io.asymnvm.examples.cli;
+
+import io.asymnvm.examples.commit.CommitLatencyRun;
+import io.asymnvm.examples.commit.CommitReport;
+import io.asymnvm.examples.commit.CommitRig;
+import io.asymnvm.examples.commit.FabricKind;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code asymnvm bench commit}: single-thread SYNC commit latency against the raw persisted-write round trip of
+ * the same fabric, measured in one run (see {@link CommitLatencyRun}). With {@code --json}, standard output is
+ * exactly one JSON object.
+ */
+@Command(name = "commit", mixinStandardHelpOptions = true,
+        description = "Commit latency vs. the fabric's raw WRITE+FLUSH round trip (backend in this JVM).")
+public final class CommitBenchCommand implements Callable<Integer> {
+    static final int MAX_SECONDS = 3600;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--fabric", required = true, converter = FabricKind.Converter.class,
+            completionCandidates = FabricKind.Names.class,
+            description = "Fabric: ${COMPLETION-CANDIDATES}.")
+    FabricKind fabric;
+
+    @Option(names = "--seconds", defaultValue = "5",
+            description = "Measured seconds (1.." + MAX_SECONDS + "). Default: ${DEFAULT-VALUE}.")
+    int seconds;
+
+    @Option(names = "--warmup-seconds", defaultValue = "1",
+            description = "Unrecorded warm-up seconds (0.." + MAX_SECONDS + "). Default: ${DEFAULT-VALUE}.")
+    int warmupSeconds;
+
+    @Option(names = "--json", description = "Print one JSON object with commit_p50_us, commit_p99_us, rtt_p50_us, "
+            + "ratio, round_trips_per_commit, commits.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        requireRange("--seconds", seconds, 1, MAX_SECONDS);
+        requireRange("--warmup-seconds", warmupSeconds, 0, MAX_SECONDS);
+        CommitReport report;
+        try (CommitRig rig = CommitRig.start(fabric)) {
+            report = new CommitLatencyRun(rig).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
+                    TimeUnit.SECONDS.toNanos(seconds));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(report.toJson());
+        } else {
+            out.print(report.toText());
+        }
+        out.flush();
+        return 0;
+    }
+
+    private void requireRange(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': " + value
+                    + " is outside [" + min + ", " + max + "]");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.asymnvm.examples.commit;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.Locale;
+
+/**
+ * What one commit-latency run measured: commit and raw round-trip latencies (nanoseconds, HdrHistogram), the
+ * number of measured commits, the round trips the engine waited per commit, and what the frontend did off the
+ * commit path meanwhile (redo batches shipped, background round trips of its agent thread).
+ */
+public record CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos,
+                           long commits, double roundTripsPerCommit, long backgroundRoundTrips,
+                           long redoBatches) {
+
+    public double commitP50Micros() {
+        return micros(commitNanos, 50);
+    }
+
+    public double commitP99Micros() {
+        return micros(commitNanos, 99);
+    }
+
+    public double rttP50Micros() {
+        return micros(rttNanos, 50);
+    }
+
+    public double rttP99Micros() {
+        return micros(rttNanos, 99);
+    }
+
+    /** Commit p50 over raw round-trip p50: what the commit path costs above the network floor. */
+    public double ratio() {
+        double rtt = rttP50Micros();
+        return rtt == 0 ? Double.NaN : commitP50Micros() / rtt;
+    }
+
+    private static double micros(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    /** One JSON object, keys in a fixed order, every value a number. */
+    public String toJson() {
+        return String.format(Locale.ROOT, "{\"commit_p50_us\":%.3f,\"commit_p99_us\":%.3f,\"rtt_p50_us\":%.3f,"
+                        + "\"ratio\":%.4f,\"round_trips_per_commit\":%.4f,\"commits\":%d}",
+                commitP50Micros(), commitP99Micros(), rttP50Micros(), ratio(), roundTripsPerCommit, commits);
+    }
+
+    /** A few aligned lines for people. */
+    public String toText() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "commit latency over the %s fabric, %.1f s measured "
+                + "(interleaved with raw round trips)%n", fabric.cliName(), seconds));
+        b.append(String.format(Locale.ROOT, "  SYNC commit (1 long)     p50 %9.1f us   p99 %9.1f us   %,d commits%n",
+                commitP50Micros(), commitP99Micros(), commits));
+        b.append(String.format(Locale.ROOT, "  raw WRITE+FLUSH (64 B)   p50 %9.1f us   p99 %9.1f us   %,d samples%n",
+                rttP50Micros(), rttP99Micros(), rttNanos.getTotalCount()));
+        b.append(String.format(Locale.ROOT, "  ratio commit p50 / rtt p50      %.2f%n", ratio()));
+        b.append(String.format(Locale.ROOT, "  round trips waited per commit   %.4f%n", roundTripsPerCommit));
+        b.append(String.format(Locale.ROOT, "  off the commit path             %,d redo batches, %,d background round "
+                + "trips%n", redoBatches, backgroundRoundTrips));
+        return b.toString();
+    }
+}
