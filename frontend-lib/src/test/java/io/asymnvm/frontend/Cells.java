@@ -26,6 +26,14 @@ public interface Cells {
     @PersistentTransaction(readOnly = true)
     int count();
 
+    /** Every cell, read in one transaction. */
+    @PersistentTransaction(readOnly = true)
+    long[] snapshot();
+
+    /** Declared read-only but writes: the engine must refuse it. */
+    @PersistentTransaction(readOnly = true)
+    void setDespiteReadOnly(int index, long value);
+
     /** Implementation: root block = count(8) | cells(8 x count). */
     final class Impl implements Cells {
         private static long root() {
@@ -83,6 +91,22 @@ public interface Cells {
                 s += tx.readLong(r + 8 + 8L * i);
             }
             return s;
+        }
+
+        @Override
+        public long[] snapshot() {
+            Transaction tx = Transaction.current();
+            long r = root();
+            long[] out = new long[(int) tx.readLong(r)];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = tx.readLong(r + 8 + 8L * i);
+            }
+            return out;
+        }
+
+        @Override
+        public void setDespiteReadOnly(int index, long value) {
+            set(index, value);
         }
 
         @Override

@@ -29,6 +29,7 @@ public final class BackendLink implements AutoCloseable {
     private final FabricCounters.Snapshot[] retired = {null};
     private volatile FabricConnection connection;
     private volatile long generation;
+    private volatile long attachEpoch;
     private volatile boolean closed;
 
     public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis) {
@@ -52,6 +53,7 @@ public final class BackendLink implements AutoCloseable {
             AttachReply reply = attach(c);
             connection = c;
             generation++;
+            attachEpoch = reply.attachEpoch();
             return reply;
         } catch (RuntimeException e) {
             c.close();
@@ -68,7 +70,8 @@ public final class BackendLink implements AutoCloseable {
     /**
      * Replaces a connection that failed in generation {@code failedGeneration}: retries connect + attach until
      * the reconnect timeout, then throws {@code CONNECTION_LOST}. Returns the attach reply, or null if another
-     * thread already reconnected.
+     * thread already reconnected. Throws {@code STALE_EPOCH} if the attach epoch moved by more than this attach,
+     * i.e. another incarnation of this frontend attached in between.
      */
     public synchronized AttachReply reconnect(long failedGeneration) {
         if (closed) {
@@ -90,8 +93,17 @@ public final class BackendLink implements AutoCloseable {
             try {
                 c = fabric.connect();
                 AttachReply reply = attach(c);
+                if (reply.attachEpoch() != attachEpoch + 1) {
+                    // Another incarnation attached while this one was away (it fenced us), or our own attach
+                    // landed but its reply was lost. Either way this incarnation must not write again: re-posting
+                    // its retained records would overwrite the newer one's log.
+                    throw new AsymNvmException(ErrorCode.STALE_EPOCH, "frontend " + frontendId + " attached with "
+                            + "epoch " + attachEpoch + " but re-attached as epoch " + reply.attachEpoch()
+                            + ": another incarnation attached meanwhile, so this one is fenced");
+                }
                 connection = c;
                 generation++;
+                attachEpoch = reply.attachEpoch();
                 LOG.info("frontend {} reconnected (generation {}), backend applied tx {}", frontendId, generation,
                         reply.appliedTxId());
                 return reply;

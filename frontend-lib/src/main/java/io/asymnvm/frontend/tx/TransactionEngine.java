@@ -84,6 +84,7 @@ public final class TransactionEngine implements AutoCloseable {
     private long nextTxId;
     private volatile Mark posted;
     private volatile long durableTxId;
+    private volatile long lastAsyncTxId;
     private volatile long appliedTxId;
     private Completion inflight;
     private long inflightCovers;
@@ -241,6 +242,8 @@ public final class TransactionEngine implements AutoCloseable {
             commits.incrementAndGet();
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
                 awaitDurable(txId);
+            } else if (txId > lastAsyncTxId) {
+                lastAsyncTxId = txId;
             }
             return result;
         }
@@ -516,6 +519,10 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     private void recoverOrThrow(AsymNvmException e, long failedGeneration) {
+        if (e.errorCode() == ErrorCode.STALE_EPOCH) {
+            fatal = e; // a newer incarnation attached: never write, flush or reconnect again
+            throw e;
+        }
         if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
             throw e;
         }
@@ -530,6 +537,10 @@ public final class TransactionEngine implements AutoCloseable {
         synchronized (flushLock) {
             exec.lock();
             try {
+                AsymNvmException f = fatal;
+                if (f != null) {
+                    throw f; // fenced or abandoned: re-attaching would fence the incarnation that replaced us
+                }
                 AttachReply r;
                 try {
                     r = link.reconnect(failedGeneration);
@@ -607,9 +618,9 @@ public final class TransactionEngine implements AutoCloseable {
                         exec.unlock();
                     }
                 }
-                if (posted.txId() > durableTxId && now - lastAsyncFlush >= asyncNanos) {
+                if (lastAsyncTxId > durableTxId && now - lastAsyncFlush >= asyncNanos) {
                     lastAsyncFlush = now;
-                    awaitDurable(posted.txId(), backgroundRoundTrips);
+                    awaitDurable(lastAsyncTxId, backgroundRoundTrips);
                 }
                 if (posted.txId() > appliedTxId && now - lastPoll >= pollNanos) {
                     lastPoll = now;
@@ -673,7 +684,7 @@ public final class TransactionEngine implements AutoCloseable {
         return link.counters();
     }
 
-    /** Clean detach: ship and apply everything, tell the backend, close the connection. */
+    /** Clean detach: ship and apply everything, stop the agent, tell the backend, close the connection. */
     @Override
     public void close() {
         if (!running) {
@@ -682,7 +693,6 @@ public final class TransactionEngine implements AutoCloseable {
         try {
             if (fatal == null) {
                 sync();
-                link.call(ControlMessageLayout.KIND_DETACH, 0);
             }
         } finally {
             running = false;
@@ -692,7 +702,13 @@ public final class TransactionEngine implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            link.close();
+            try {
+                if (fatal == null) {
+                    link.call(ControlMessageLayout.KIND_DETACH, 0);
+                }
+            } finally {
+                link.close();
+            }
         }
     }
 

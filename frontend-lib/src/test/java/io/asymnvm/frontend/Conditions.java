@@ -1,0 +1,30 @@
+package io.asymnvm.frontend;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Waiting on conditions with a deadline (never a fixed sleep). */
+final class Conditions {
+    private Conditions() {
+    }
+
+    /** Polls {@code condition} every 200 us until it holds; fails naming {@code what} after {@code timeout}. */
+    static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
+        awaitTrue(what, timeout, condition, () -> "");
+    }
+
+    static void awaitTrue(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + timeout.toMillis() + " ms waiting for " + what + " " + state.get());
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+        }
+    }
+}

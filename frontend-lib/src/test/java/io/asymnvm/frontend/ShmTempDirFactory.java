@@ -1,0 +1,26 @@
+package io.asymnvm.frontend;
+
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDirFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Puts {@code @TempDir} directories on {@code /dev/shm} when it exists (tmpfs: a persist costs ~0.4 us instead of
+ * ~120 us on disk, DESIGN §8), so that tests committing thousands of SYNC transactions stay fast. Falls back to
+ * the default temporary directory elsewhere. JUnit deletes the directory after the test as usual.
+ */
+public final class ShmTempDirFactory implements TempDirFactory {
+    private static final Path SHM = Path.of("/dev/shm");
+
+    @Override
+    public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws IOException {
+        if (Files.isDirectory(SHM) && Files.isWritable(SHM)) {
+            return Files.createTempDirectory(SHM, "asymnvm-frontend-test-");
+        }
+        return Files.createTempDirectory("asymnvm-frontend-test-");
+    }
+}

@@ -1,0 +1,158 @@
+package io.asymnvm.frontend.cache;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The page cache's pinning rules (DESIGN §3), without a backend. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PageCacheTest {
+    private static final int PAGE = 4096;
+    private static final int CAPACITY_PAGES = 16;
+
+    private final PageCache cache = new PageCache(PAGE, (long) CAPACITY_PAGES * PAGE);
+
+    private static byte[] page(int fill) {
+        byte[] b = new byte[PAGE];
+        Arrays.fill(b, (byte) fill);
+        return b;
+    }
+
+    /** Inserts fresh clean pages and reads each a few times, so they win admission against older pages. */
+    private int pressure(long firstIndex, int pages) {
+        int refused = 0;
+        for (long p = firstIndex; p < firstIndex + pages; p++) {
+            if (!cache.insertFetched(p, page((int) p), cache.fetchToken())) {
+                refused++;
+            }
+            for (int i = 0; i < 4; i++) {
+                cache.get(p);
+            }
+        }
+        return refused;
+    }
+
+    private int cleanPresent(long firstIndex, int pages) {
+        int present = 0;
+        for (long p = firstIndex; p < firstIndex + pages; p++) {
+            if (cache.get(p) != null) {
+                present++;
+            }
+        }
+        return present;
+    }
+
+    @Test
+    void shouldKeepDirtyPagesUnderPressureBeyondCapacity() {
+        int dirty = 2 * CAPACITY_PAGES;
+        for (int p = 0; p < dirty; p++) {
+            cache.putDirty(p, page(p), 100 + p);
+        }
+        assertEquals(0, pressure(1_000, 10 * CAPACITY_PAGES), "fresh fetches are accepted");
+
+        assertEquals(dirty, cache.dirtyPages());
+        for (int p = 0; p < dirty; p++) {
+            PageCache.Page got = cache.get(p);
+            assertNotNull(got, "dirty page " + p + " evicted");
+            assertEquals(100 + p, got.lastWriter());
+            assertArrayEquals(page(p), got.bytes());
+        }
+        assertTrue(cleanPresent(1_000, 10 * CAPACITY_PAGES) <= CAPACITY_PAGES + 1,
+                "clean pages stay within the capacity (dirty ones do not count against it)");
+    }
+
+    @Test
+    void shouldMovePagesToCleanOnlyOnceTheirLastWriterIsApplied() {
+        cache.putDirty(1, page(1), 10);
+        cache.putDirty(2, page(2), 11);
+        cache.putDirty(1, page(3), 12); // page 1 rewritten by a later transaction
+
+        assertEquals(0, cache.unpin(9));
+        assertEquals(2, cache.dirtyPages());
+
+        assertEquals(1, cache.unpin(11), "page 2 (last writer 11) moves; page 1 (last writer 12) stays pinned");
+        assertEquals(1, cache.dirtyPages());
+        assertEquals(0, cache.get(2).lastWriter(), "page 2 is clean now");
+        assertArrayEquals(page(2), cache.get(2).bytes());
+        assertEquals(12, cache.get(1).lastWriter());
+        assertArrayEquals(page(3), cache.get(1).bytes(), "the newest image, not the first one");
+
+        assertEquals(1, cache.unpin(12));
+        assertEquals(0, cache.dirtyPages());
+        assertEquals(0, cache.get(1).lastWriter());
+        assertArrayEquals(page(3), cache.get(1).bytes());
+        assertEquals(0, cache.unpin(1_000), "nothing left to move");
+    }
+
+    @Test
+    void shouldLetUnpinnedPagesBeEvictedUnderPressure() {
+        for (int p = 0; p < CAPACITY_PAGES; p++) {
+            cache.putDirty(p, page(p), 1 + p);
+        }
+        cache.unpin(CAPACITY_PAGES);
+        assertEquals(0, cache.dirtyPages());
+
+        pressure(1_000, 20 * CAPACITY_PAGES);
+
+        assertTrue(cleanPresent(0, CAPACITY_PAGES) < CAPACITY_PAGES, "some once-dirty page was evicted");
+    }
+
+    @Test
+    void shouldPreferCachedImagesOverFetchedOnes() {
+        cache.putDirty(7, page(7), 3);
+        long token = cache.fetchToken();
+        assertTrue(cache.insertFetched(7, page(0), token), "the page is available (the dirty image)");
+        assertArrayEquals(page(7), cache.get(7).bytes(), "a fetch never replaces a dirty page");
+
+        cache.unpin(3);
+        assertTrue(cache.insertFetched(7, page(0), cache.fetchToken()));
+        assertArrayEquals(page(7), cache.get(7).bytes(), "nor the clean image of a once-dirty page");
+
+        assertTrue(cache.insertFetched(8, page(8), cache.fetchToken()));
+        assertTrue(cache.insertFetched(8, page(0), cache.fetchToken()));
+        assertArrayEquals(page(8), cache.get(8).bytes(), "a cached page is not replaced by a later fetch");
+    }
+
+    @Test
+    void shouldRefuseAFetchThatStartedBeforeAOnceDirtyPageWasEvicted() {
+        long startedEarly = cache.fetchToken(); // a fetch of page 5 reads the backend before tx 1 is applied
+        cache.putDirty(5, page(55), 1);
+        cache.unpin(1);
+        long beforeEviction = cache.fetchToken();
+        assertEquals(startedEarly, beforeEviction, "unpinning alone does not invalidate fetches");
+
+        int inserted = 0;
+        while (cache.fetchToken() == beforeEviction && inserted < 100_000) {
+            pressure(10_000 + inserted, 8);
+            inserted += 8;
+        }
+        assertNotEquals(beforeEviction, cache.fetchToken(), "the once-dirty page was evicted");
+        assertNull(cache.get(5));
+
+        assertFalse(cache.insertFetched(5, page(0), startedEarly),
+                "the stale image (read before tx 1 was applied) must not become the cached page");
+        assertNull(cache.get(5));
+
+        long startedLater = cache.fetchToken();
+        assertTrue(cache.insertFetched(5, page(55), startedLater), "a fetch started after the eviction is fine");
+        assertArrayEquals(page(55), cache.get(5).bytes());
+    }
+
+    @Test
+    void shouldAcceptFetchesWhenOnlyNeverDirtyPagesWereEvicted() {
+        long token = cache.fetchToken();
+        pressure(0, 20 * CAPACITY_PAGES);
+        assertEquals(token, cache.fetchToken(), "evicting pages that were never dirty invalidates no fetch");
+        assertTrue(cache.insertFetched(1_000_000, page(1), token));
+    }
+}
