@@ -61,7 +61,7 @@ public final class BackendControlHandler implements ControlHandler {
         int kind = b.getInt();
         int frontendId = b.getInt();
         return switch (kind) {
-            case ControlMessageLayout.KIND_ATTACH -> attach(session, frontendId);
+            case ControlMessageLayout.KIND_ATTACH -> attach(session, frontendId, b.getLong());
             case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
@@ -69,7 +69,11 @@ public final class BackendControlHandler implements ControlHandler {
         };
     }
 
-    private byte[] attach(NicSession session, int frontendId) {
+    /**
+     * {@code expectedEpoch} is 0 for a new incarnation; a reconnecting one passes the epoch it held, and is
+     * refused (without fencing anyone) if another incarnation attached since.
+     */
+    private byte[] attach(NicSession session, int frontendId, long expectedEpoch) {
         if (frontendId < 0 || frontendId >= logs.length) {
             throw new AsymNvmException(ErrorCode.UNKNOWN_FRONTEND, "frontend id " + frontendId
                     + " outside [0, " + logs.length + ") of this backend");
@@ -85,6 +89,11 @@ public final class BackendControlHandler implements ControlHandler {
                     + " is stopped: " + log.fault());
         }
         synchronized (log) {
+            if (expectedEpoch != 0 && log.currentEpoch() != expectedEpoch) {
+                throw new AsymNvmException(ErrorCode.STALE_EPOCH, "frontend " + frontendId + " re-attaching from "
+                        + "epoch " + expectedEpoch + " but the epoch is now " + log.currentEpoch()
+                        + ": another incarnation attached meanwhile");
+            }
             long epoch = log.beginAttach();
             if (session.frontendId() >= 0 && session.frontendId() != frontendId) {
                 sessions.remove(session.frontendId(), session); // moved to another id: no longer that frontend's

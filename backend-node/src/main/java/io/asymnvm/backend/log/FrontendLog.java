@@ -65,6 +65,11 @@ public final class FrontendLog {
         checkpoint = next;
     }
 
+    /** The attach epoch of the latest attach (0 if never attached). */
+    public long currentEpoch() {
+        return region.getLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET);
+    }
+
     /** Increments and persists the attach epoch, marks the frontend attached; returns the new epoch. */
     public synchronized long beginAttach() {
         long epoch = region.getLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET) + 1;

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
  *
  * <pre>
  * request: kind(4) | frontendId(4) | arg(8)
+ *   ATTACH arg: 0 for a new incarnation, else the attach epoch a reconnecting incarnation held
  *
  * ATTACH reply:
  *   0 backendEpoch(8)   8 attachEpoch(8)   16 pageSize(4)  20 recipe(4)

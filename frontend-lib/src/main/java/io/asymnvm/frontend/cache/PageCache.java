@@ -84,16 +84,26 @@ public final class PageCache {
         return onceDirtyEvictions;
     }
 
-    /** Inserts a page read from the backend unless a newer image exists or may have existed; returns whether. */
-    public boolean insertFetched(long pageIndex, byte[] bytes, long token) {
+    /** What {@link #insertFetched} did with a fetched page. */
+    public enum Insert {
+        /** The fetched image is the current one (the cache may still evict it at once). */
+        INSERTED,
+        /** The cache already holds an image of the page; the fetched one was dropped. */
+        ALREADY_CACHED,
+        /** A once-dirty page was evicted during the fetch: the image may be stale and was dropped. */
+        STALE
+    }
+
+    /** Inserts a page read from the backend unless a newer image exists or may have existed. */
+    public Insert insertFetched(long pageIndex, byte[] bytes, long token) {
         if (dirty.containsKey(pageIndex) || clean.getIfPresent(pageIndex) != null) {
-            return true;
+            return Insert.ALREADY_CACHED;
         }
         if (token != onceDirtyEvictions) {
-            return false;
+            return Insert.STALE;
         }
         clean.put(pageIndex, new Clean(bytes, false));
-        return true;
+        return Insert.INSERTED;
     }
 
     /** Moves every page whose last writer is at most {@code appliedTxId} to the clean cache. */

@@ -62,8 +62,8 @@ public final class BackendLink implements AutoCloseable {
     }
 
     private AttachReply attach(FabricConnection c) {
-        byte[] reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId, 0))
-                .await().bytes();
+        byte[] reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId,
+                attachEpoch)).await().bytes();
         return AttachReply.decode(reply);
     }
 

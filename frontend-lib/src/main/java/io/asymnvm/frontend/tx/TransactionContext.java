@@ -26,12 +26,19 @@ public final class TransactionContext implements Transaction {
     private final Map<Long, byte[]> privatePages = new HashMap<>();
     private final List<RedoBuffer.Write> writes = new ArrayList<>();
     private long newestDirtyRead;
+    private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
 
-    TransactionContext(TransactionEngine engine) {
+    TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
         this.engine = engine;
+        this.callPages = callPages;
         this.cache = engine.cache();
         this.pageSize = cache.pageSize();
+    }
+
+    /** Whether the calling thread is running a transaction (nested transactional calls join it). */
+    public static boolean active() {
+        return CURRENT.get() != null;
     }
 
     /** The transaction of the calling thread; outside one, an {@link IllegalStateException}. */
@@ -86,6 +93,10 @@ public final class TransactionContext implements Transaction {
         }
         PageCache.Page cached = cache.get(pageIndex);
         if (cached == null) {
+            byte[] fetched = callPages.get(pageIndex);
+            if (fetched != null) {
+                return fetched;
+            }
             throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
         }
         newestDirtyRead = Math.max(newestDirtyRead, cached.lastWriter());

@@ -189,14 +189,16 @@ public final class TransactionEngine implements AutoCloseable {
             throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
                     + argBytes.length + " bytes, limit " + maxArgumentBytes);
         }
+        CallPages callPages = new CallPages();
         while (true) {
-            TransactionContext tx = new TransactionContext(this);
+            TransactionContext tx = new TransactionContext(this, callPages);
             Object result = null;
             Throwable failure = null;
             RetrySignal retry = null;
             long txId = -1;
             exec.lock();
             try {
+                callPages.validate(cache.fetchToken());
                 tx.bind();
                 try {
                     result = entry.method().invoke(entry.target(), args);
@@ -227,7 +229,7 @@ public final class TransactionEngine implements AutoCloseable {
             }
             if (retry != null) {
                 retries.incrementAndGet();
-                handle(retry);
+                handle(retry, callPages);
                 continue;
             }
             if (failure != null) {
@@ -275,6 +277,33 @@ public final class TransactionEngine implements AutoCloseable {
             shipRedo();
         }
         return txId;
+    }
+
+    /**
+     * Pages fetched for one call, kept across its retries. Valid only while no once-dirty page has been evicted
+     * since they were fetched (the cache's fetch token is unchanged); otherwise dropped and fetched again.
+     */
+    static final class CallPages {
+        private final Map<Long, byte[]> pages = new java.util.HashMap<>();
+        private long token = -1;
+
+        void keep(long pageIndex, byte[] page, long fetchToken) {
+            if (fetchToken != token) {
+                pages.clear();
+                token = fetchToken;
+            }
+            pages.put(pageIndex, page);
+        }
+
+        void validate(long currentToken) {
+            if (currentToken != token) {
+                pages.clear();
+            }
+        }
+
+        byte[] get(long pageIndex) {
+            return pages.get(pageIndex);
+        }
     }
 
     /** Recovery's step 2: the semantic record is already in the ring; keep it and apply the write set. */
@@ -390,16 +419,27 @@ public final class TransactionEngine implements AutoCloseable {
         return true;
     }
 
-    private void handle(RetrySignal signal) {
+    private void handle(RetrySignal signal, CallPages callPages) {
         switch (signal.reason) {
-            case PAGE_MISS -> fetch(signal.pageIndex);
+            case PAGE_MISS -> {
+                long token = cache.fetchToken();
+                byte[] page = fetch(signal.pageIndex);
+                if (page != null) {
+                    callPages.keep(signal.pageIndex, page, token);
+                }
+            }
             case NEED_SLAB -> grantSlab();
             case RING_FULL -> awaitRingSpace();
             default -> throw new IllegalStateException("unknown retry reason " + signal.reason);
         }
     }
 
-    private void fetch(long pageIndex) {
+    /**
+     * Fetches a page and installs it in the cache. Returns the image if it was installed (so the retrying call
+     * can keep it even if the cache evicts it at once: a transaction whose pages exceed the cache still
+     * finishes), null if the cache already had the page.
+     */
+    private byte[] fetch(long pageIndex) {
         while (true) {
             long generation = link.generation();
             long token;
@@ -420,8 +460,12 @@ public final class TransactionEngine implements AutoCloseable {
             }
             exec.lock();
             try {
-                if (cache.insertFetched(pageIndex, page, token)) {
-                    return;
+                PageCache.Insert result = cache.insertFetched(pageIndex, page, token);
+                if (result == PageCache.Insert.INSERTED) {
+                    return page;
+                }
+                if (result == PageCache.Insert.ALREADY_CACHED) {
+                    return null;
                 }
             } finally {
                 exec.unlock();

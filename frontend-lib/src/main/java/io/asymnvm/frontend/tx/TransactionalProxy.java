@@ -37,7 +37,9 @@ public final class TransactionalProxy implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         MethodRegistry.Entry e = entries.get(method);
-        if (e == null) {
+        if (e == null || TransactionContext.active()) {
+            // plain method, or a transactional call from inside a running transaction: it joins the outer one
+            // (the outer semantic record covers it; re-executing the outer method calls it again)
             try {
                 return method.invoke(target, args);
             } catch (InvocationTargetException ite) {

@@ -32,7 +32,7 @@ class PageCacheTest {
     private int pressure(long firstIndex, int pages) {
         int refused = 0;
         for (long p = firstIndex; p < firstIndex + pages; p++) {
-            if (!cache.insertFetched(p, page((int) p), cache.fetchToken())) {
+            if (cache.insertFetched(p, page((int) p), cache.fetchToken()) == PageCache.Insert.STALE) {
                 refused++;
             }
             for (int i = 0; i < 4; i++) {
@@ -111,15 +111,16 @@ class PageCacheTest {
     void shouldPreferCachedImagesOverFetchedOnes() {
         cache.putDirty(7, page(7), 3);
         long token = cache.fetchToken();
-        assertTrue(cache.insertFetched(7, page(0), token), "the page is available (the dirty image)");
+        assertEquals(PageCache.Insert.ALREADY_CACHED, cache.insertFetched(7, page(0), token),
+                "the page is available (the dirty image)");
         assertArrayEquals(page(7), cache.get(7).bytes(), "a fetch never replaces a dirty page");
 
         cache.unpin(3);
-        assertTrue(cache.insertFetched(7, page(0), cache.fetchToken()));
+        assertEquals(PageCache.Insert.ALREADY_CACHED, cache.insertFetched(7, page(0), cache.fetchToken()));
         assertArrayEquals(page(7), cache.get(7).bytes(), "nor the clean image of a once-dirty page");
 
-        assertTrue(cache.insertFetched(8, page(8), cache.fetchToken()));
-        assertTrue(cache.insertFetched(8, page(0), cache.fetchToken()));
+        assertEquals(PageCache.Insert.INSERTED, cache.insertFetched(8, page(8), cache.fetchToken()));
+        assertEquals(PageCache.Insert.ALREADY_CACHED, cache.insertFetched(8, page(0), cache.fetchToken()));
         assertArrayEquals(page(8), cache.get(8).bytes(), "a cached page is not replaced by a later fetch");
     }
 
@@ -139,12 +140,13 @@ class PageCacheTest {
         assertNotEquals(beforeEviction, cache.fetchToken(), "the once-dirty page was evicted");
         assertNull(cache.get(5));
 
-        assertFalse(cache.insertFetched(5, page(0), startedEarly),
+        assertEquals(PageCache.Insert.STALE, cache.insertFetched(5, page(0), startedEarly),
                 "the stale image (read before tx 1 was applied) must not become the cached page");
         assertNull(cache.get(5));
 
         long startedLater = cache.fetchToken();
-        assertTrue(cache.insertFetched(5, page(55), startedLater), "a fetch started after the eviction is fine");
+        assertEquals(PageCache.Insert.INSERTED, cache.insertFetched(5, page(55), startedLater),
+                "a fetch started after the eviction is fine");
         assertArrayEquals(page(55), cache.get(5).bytes());
     }
 
@@ -153,6 +155,6 @@ class PageCacheTest {
         long token = cache.fetchToken();
         pressure(0, 20 * CAPACITY_PAGES);
         assertEquals(token, cache.fetchToken(), "evicting pages that were never dirty invalidates no fetch");
-        assertTrue(cache.insertFetched(1_000_000, page(1), token));
+        assertEquals(PageCache.Insert.INSERTED, cache.insertFetched(1_000_000, page(1), token));
     }
 }

@@ -65,13 +65,13 @@ public final class RingReader {
         int length = h.getInt(LogRecordLayout.LENGTH_OFFSET);
         short recordType = h.getShort(LogRecordLayout.TYPE_OFFSET);
         long recordPosition = h.getLong(LogRecordLayout.POSITION_OFFSET);
+        if (recordPosition != position) {
+            return invalid(position, "record position", position, recordPosition);
+        }
         // length <= capacity - inRing (a multiple of the alignment) implies its aligned length fits too; comparing
         // the raw length avoids the int overflow of aligning a garbage length near Integer.MAX_VALUE
         if (length < LogRecordLayout.COMMON_HEADER_LENGTH || length > capacity - inRing) {
             return invalid(position, "record length", capacity - inRing, Integer.toUnsignedLong(length));
-        }
-        if (recordPosition != position) {
-            return invalid(position, "record position", position, recordPosition);
         }
         if (recordType == LogRecordLayout.TYPE_PADDING) {
             if (length > header.length) {
