@@ -1,5 +1,6 @@
 package io.asymnvm.backend;
 
+import io.asymnvm.backend.catalog.CatalogIndex;
 import io.asymnvm.backend.control.BackendControlHandler;
 import io.asymnvm.backend.image.PmImage;
 import io.asymnvm.backend.log.FrontendLog;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 
 /**
  * A memory node: owns the PM image, registers its regions with the emulated NIC, serves the control plane and
@@ -41,6 +43,7 @@ public final class BackendNode implements AutoCloseable {
     private final EmulatedNic nic;
     private final TcpNicServer tcp;
     private final LocalFabric local;
+    private final CatalogIndex catalog;
     private volatile boolean closed;
 
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
@@ -76,8 +79,13 @@ public final class BackendNode implements AutoCloseable {
             }
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());
+            Path catalogFile = provided == null
+                    ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
+                    : null;
+            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs);
             this.nic = new EmulatedNic(regions,
-                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed), config.persistenceDomain());
+                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog),
+                    config.persistenceDomain());
             this.local = new LocalFabric(nic);
             this.replayThread = new Thread(replayer, "asymnvm-replayer");
             replayThread.setDaemon(true);
@@ -156,6 +164,11 @@ public final class BackendNode implements AutoCloseable {
         replayer.awaitReplayed();
     }
 
+    /** The catalog of named roots (opened on first use). */
+    public CatalogIndex catalog() {
+        return catalog;
+    }
+
     public BackendConfiguration configuration() {
         return config;
     }
@@ -173,6 +186,7 @@ public final class BackendNode implements AutoCloseable {
         replayer.stop();
         joinQuietly(replayThread);
         replayer.awaitReplayed();
+        catalog.close();
         image.close();
         LOG.info("backend {} closed cleanly", config.pmFile());
     }

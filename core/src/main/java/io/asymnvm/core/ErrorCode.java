@@ -22,7 +22,8 @@ public enum ErrorCode {
     TIMEOUT(15),
     BAD_REQUEST(16),
     RECOVERY_REQUIRED(17),
-    UNKNOWN_FRONTEND(18);
+    UNKNOWN_FRONTEND(18),
+    CATALOG_UNAVAILABLE(19);
 
     private final int code;
 

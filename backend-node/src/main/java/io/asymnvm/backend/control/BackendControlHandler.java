@@ -1,5 +1,6 @@
 package io.asymnvm.backend.control;
 
+import io.asymnvm.backend.catalog.CatalogIndex;
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.slab.SlabTable;
 import io.asymnvm.core.AsymNvmException;
@@ -13,6 +14,7 @@ import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.RootDirectoryLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 import io.asymnvm.recovery.log.RingScanner;
 import org.slf4j.Logger;
@@ -37,18 +39,20 @@ public final class BackendControlHandler implements ControlHandler {
     private final RemotePersistenceRecipe recipe;
     private final Map<Integer, NicSession> sessions = new ConcurrentHashMap<>();
     private final Runnable awaitReplayed;
+    private final CatalogIndex catalog;
 
     /**
      * {@code awaitReplayed} finishes replay of every complete redo batch; attach runs it after fencing the old
      * session, so the checkpoint it reports is final for everything the previous incarnation shipped.
      */
     public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
-                                 Runnable awaitReplayed) {
+                                 Runnable awaitReplayed, CatalogIndex catalog) {
         this.sb = sb;
         this.logs = logs;
         this.slabs = slabs;
         this.recipe = recipe;
         this.awaitReplayed = awaitReplayed;
+        this.catalog = catalog;
     }
 
     @Override
@@ -65,6 +69,8 @@ public final class BackendControlHandler implements ControlHandler {
             case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
+            case ControlMessageLayout.KIND_CATALOG_LOOKUP, ControlMessageLayout.KIND_CATALOG_BIND ->
+                    catalog(session, kind, b);
             default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
         };
     }
@@ -144,6 +150,32 @@ public final class BackendControlHandler implements ControlHandler {
         long slab = slabs.grant(frontendId);
         return ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
                 .putLong(slab).putLong(slab * sb.slabSize()).array();
+    }
+
+    private byte[] catalog(NicSession session, int kind, ByteBuffer b) {
+        int frontendId = requireAttached(session);
+        b.position(ControlMessageLayout.REQUEST_LENGTH);
+        if (b.remaining() < 4) {
+            throw new AsymNvmException(ErrorCode.MALFORMED_FRAME, "catalog request without a name");
+        }
+        int n = b.getInt();
+        if (n < 1 || n > RootDirectoryLayout.MAX_NAME_BYTES || b.remaining() < n) {
+            throw new AsymNvmException(ErrorCode.MALFORMED_FRAME, "catalog name length " + n + " outside [1, "
+                    + RootDirectoryLayout.MAX_NAME_BYTES + "] or past the request");
+        }
+        byte[] nameBytes = new byte[n];
+        b.get(nameBytes);
+        String name = new String(nameBytes, java.nio.charset.StandardCharsets.UTF_8);
+        if (kind == ControlMessageLayout.KIND_CATALOG_LOOKUP) {
+            return ControlMessageLayout.CatalogEntry.encode(catalog.lookup(name));
+        }
+        if (b.remaining() < 24) {
+            throw new AsymNvmException(ErrorCode.MALFORMED_FRAME, "catalog bind of '" + name + "' without its entry");
+        }
+        RootDirectoryLayout.Entry entry = new RootDirectoryLayout.Entry(name, b.getInt(), b.getInt(), b.getInt(),
+                b.getLong(b.position() + 4));
+        catalog.bind(frontendId, entry);
+        return ControlMessageLayout.CatalogEntry.encode(new ControlMessageLayout.CatalogEntry(frontendId, entry));
     }
 
     private byte[] detach(NicSession session) {

@@ -19,6 +19,11 @@ import java.nio.ByteOrder;
  * 112 slab index(8) x ownedSlabs
  *
  * GRANT_SLAB reply: slabIndex(8) | heapOffset(8)
+ *
+ * CATALOG_LOOKUP request: header | nameLength(4) | name (UTF-8)
+ * CATALOG_BIND request:   header | nameLength(4) | name | type(4) keyCodec(4) valueCodec(4) pad(4) address(8)
+ * CATALOG reply: found(4) | owner(4) | type(4) | keyCodec(4) | valueCodec(4) | pad(4) | address(8)
+ *   (an unavailable catalog answers with an error reply)
  * DETACH / PING reply: empty
  * </pre>
  */
@@ -27,6 +32,9 @@ public final class ControlMessageLayout {
     public static final int KIND_GRANT_SLAB = 2;
     public static final int KIND_DETACH = 3;
     public static final int KIND_PING = 4;
+    public static final int KIND_CATALOG_LOOKUP = 5;
+    public static final int KIND_CATALOG_BIND = 6;
+    public static final int CATALOG_REPLY_LENGTH = 32;
     public static final int REQUEST_LENGTH = 16;
 
     public static final int ATTACH_FIXED_LENGTH = 112;
@@ -37,6 +45,47 @@ public final class ControlMessageLayout {
     public static byte[] request(int kind, int frontendId, long arg) {
         return ByteBuffer.allocate(REQUEST_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt(kind).putInt(frontendId).putLong(arg).array();
+    }
+
+    /** A catalog request: the common header, then the name, then (for BIND) the entry. */
+    public static byte[] catalogRequest(int kind, int frontendId, String name, int type, int keyCodec,
+                                        int valueCodec, long address) {
+        byte[] n = RootDirectoryLayout.checkName(name);
+        boolean bind = kind == KIND_CATALOG_BIND;
+        ByteBuffer b = ByteBuffer.allocate(REQUEST_LENGTH + 4 + n.length + (bind ? 24 : 0))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(kind).putInt(frontendId).putLong(0).putInt(n.length).put(n);
+        if (bind) {
+            b.putInt(type).putInt(keyCodec).putInt(valueCodec).putInt(0).putLong(address);
+        }
+        return b.array();
+    }
+
+    /** A catalog entry as the backend reports it; {@code owner} is the frontend whose directory holds it. */
+    public record CatalogEntry(int owner, RootDirectoryLayout.Entry entry) {
+
+        public static byte[] encode(CatalogEntry e) {
+            ByteBuffer b = ByteBuffer.allocate(CATALOG_REPLY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            if (e == null) {
+                return b.array();
+            }
+            return b.putInt(1).putInt(e.owner()).putInt(e.entry().type()).putInt(e.entry().keyCodec())
+                    .putInt(e.entry().valueCodec()).putInt(0).putLong(e.entry().address()).array();
+        }
+
+        /** Null when not found. */
+        public static CatalogEntry decode(String name, byte[] reply) {
+            if (reply.length != CATALOG_REPLY_LENGTH) {
+                throw new IllegalArgumentException("catalog reply of " + reply.length + " bytes, expected "
+                        + CATALOG_REPLY_LENGTH);
+            }
+            ByteBuffer b = wrap(reply);
+            if (b.getInt(0) == 0) {
+                return null;
+            }
+            return new CatalogEntry(b.getInt(4), new RootDirectoryLayout.Entry(name, b.getInt(8), b.getInt(12),
+                    b.getInt(16), b.getLong(24)));
+        }
     }
 
     public static ByteBuffer wrap(byte[] message) {

@@ -9,7 +9,8 @@ package io.asymnvm.core.layout;
  *   0 magic(8)            "SLABHDR1"
  *   8 bump(8)             slab-relative offset of the first never-allocated byte
  *  16 root(8)             heap address of the owner's root object (used in the owner's first slab), 0 = none
- *  24 reserved(40)
+ *  24 directory(8)        heap address of the owner's named-root directory (first slab only), 0 = none
+ *  32 reserved(32)
  *  64 freeHead[class](8) x CLASS_COUNT   heap address of the first free block of each size class, 0 = empty
  * 256 first block
  *
@@ -23,6 +24,7 @@ public final class SlabHeaderLayout {
     public static final int MAGIC_OFFSET = 0;
     public static final int BUMP_OFFSET = 8;
     public static final int ROOT_OFFSET = 16;
+    public static final int DIRECTORY_OFFSET = 24;
     public static final int FREE_HEADS_OFFSET = 64;
     public static final int CLASS_COUNT = 20;
     public static final int HEADER_LENGTH = 256;

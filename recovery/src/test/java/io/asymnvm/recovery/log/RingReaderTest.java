@@ -71,10 +71,11 @@ class RingReaderTest {
     }
 
     @Test
-    void shouldReportNeverWrittenSpaceAsInvalidLengthZero() {
+    void shouldReportNeverWrittenSpaceAsInvalidPositionZero() {
+        // the position is checked first, so never-written (or earlier-lap) space is reported quietly as such
         RingReader.Entry e = ring.reader.read(640);
         assertEquals(RingReader.Kind.INVALID, e.kind());
-        assertEquals("record length", e.reason());
+        assertEquals("record position", e.reason());
         assertEquals(0, e.actual());
         assertEquals(640, e.next(), "an invalid entry does not advance");
     }

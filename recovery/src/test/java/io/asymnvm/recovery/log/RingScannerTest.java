@@ -137,7 +137,7 @@ class RingScannerTest {
         CorruptRecordException e = assertThrows(CorruptRecordException.class,
                 () -> RingScanner.scan(ring.reader, 0, watermark, null));
         assertEquals(ring.reader.offsetOf(ring.tail), e.offset());
-        assertTrue(e.getMessage().contains("record length"), e.getMessage());
+        assertTrue(e.getMessage().contains("record position"), e.getMessage());
     }
 
     @Test

@@ -1,0 +1,202 @@
+package io.asymnvm.backend.catalog;
+
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.layout.ControlMessageLayout.CatalogEntry;
+import io.asymnvm.core.layout.RootDirectoryLayout;
+import io.asymnvm.core.layout.SlabHeaderLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.PersistentRegion;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The backend's catalog of named roots (DESIGN §6): name → owning frontend, type, codecs, root address, indexed
+ * in a Chronicle Map persisted next to the PM image so a lookup needs no heap walk.
+ *
+ * <p>Chronicle Map does not promise durability, so the PM image stays the authority: each frontend's root
+ * directory (a block in its heap, updated in the same transaction that creates a structure) is what the index is
+ * checked against. After an unclean shutdown the index file is discarded and rebuilt from those directories; after
+ * a clean one it is reopened and verified, and rebuilt on any difference. The index is opened lazily, on the first
+ * catalog call (opening Chronicle Map costs about two seconds of code generation), and needs the JVM flags listed
+ * in the README; without them catalog calls fail with {@code CATALOG_UNAVAILABLE} and everything else works.
+ */
+public final class CatalogIndex implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CatalogIndex.class);
+    private static final int VALUE_LENGTH = 32;
+
+    private final Path file;
+    private final boolean previousShutdownClean;
+    private final PersistentRegion region;
+    private final Superblock sb;
+    private final SlabTable slabs;
+    private ChronicleMap<String, byte[]> map;
+
+    /** {@code file} null: an in-memory index (regions without a file, e.g. simulated PM). */
+    public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
+                        SlabTable slabs) {
+        this.file = file;
+        this.previousShutdownClean = previousShutdownClean;
+        this.region = region;
+        this.sb = sb;
+        this.slabs = slabs;
+    }
+
+    public synchronized CatalogEntry lookup(String name) {
+        byte[] v = open().get(name);
+        return v == null ? null : decode(name, v);
+    }
+
+    /** Records a name a frontend created; a name owned by another frontend, or bound differently, is refused. */
+    public synchronized void bind(int owner, RootDirectoryLayout.Entry entry) {
+        ChronicleMap<String, byte[]> m = open();
+        byte[] existing = m.get(entry.name());
+        if (existing != null) {
+            CatalogEntry e = decode(entry.name(), existing);
+            if (e.owner() != owner || e.entry().address() != entry.address() || e.entry().type() != entry.type()) {
+                throw new AsymNvmException(ErrorCode.BAD_REQUEST, "root '" + entry.name() + "' is already bound to "
+                        + describe(e) + "; refused " + describe(new CatalogEntry(owner, entry)));
+            }
+            return;
+        }
+        m.put(entry.name(), encode(new CatalogEntry(owner, entry)));
+    }
+
+    private static String describe(CatalogEntry e) {
+        return "frontend " + e.owner() + " (type " + e.entry().type() + ", address " + e.entry().address() + ")";
+    }
+
+    public synchronized int size() {
+        return open().size();
+    }
+
+    private ChronicleMap<String, byte[]> open() {
+        if (map != null) {
+            return map;
+        }
+        try {
+            ChronicleMapBuilder<String, byte[]> builder = ChronicleMapBuilder.of(String.class, byte[].class)
+                    .name("asymnvm-catalog").averageKey("accounts-by-customer").averageValueSize(VALUE_LENGTH)
+                    .entries(65_536);
+            Map<String, CatalogEntry> authority = scanDirectories();
+            if (file == null) {
+                map = builder.create();
+                fill(authority);
+                return map;
+            }
+            boolean reuse = previousShutdownClean && Files.exists(file);
+            if (!reuse) {
+                Files.deleteIfExists(file);
+            }
+            map = builder.createPersistedTo(file.toFile());
+            if (!reuse || !matches(authority)) {
+                LOG.info("rebuilding catalog {} from the PM root directories ({} names)", file, authority.size());
+                map.clear();
+                fill(authority);
+            }
+            return map;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            if (map != null) {
+                map.close();
+                map = null;
+            }
+            throw new AsymNvmException(ErrorCode.CATALOG_UNAVAILABLE, "catalog index unavailable (Chronicle Map "
+                    + "needs the JVM flags listed in the README): " + e, e);
+        }
+    }
+
+    private void fill(Map<String, CatalogEntry> authority) {
+        for (Map.Entry<String, CatalogEntry> e : authority.entrySet()) {
+            map.put(e.getKey(), encode(e.getValue()));
+        }
+    }
+
+    private boolean matches(Map<String, CatalogEntry> authority) {
+        if (map.size() != authority.size()) {
+            return false;
+        }
+        for (Map.Entry<String, CatalogEntry> e : authority.entrySet()) {
+            byte[] v = map.get(e.getKey());
+            if (v == null || !decode(e.getKey(), v).equals(e.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Walks every frontend's root directory in the PM heap (the authority). Skips malformed directories. */
+    public Map<String, CatalogEntry> scanDirectories() {
+        Map<String, CatalogEntry> out = new HashMap<>();
+        long heapSize = sb.slabCount() * sb.slabSize();
+        for (int f = 0; f < sb.maxFrontends(); f++) {
+            long[] owned = slabs.ownedBy(f);
+            if (owned.length == 0) {
+                continue;
+            }
+            long dir = region.getLong(sb.slabOffset(owned[0]) + SlabHeaderLayout.DIRECTORY_OFFSET);
+            if (dir == 0) {
+                continue;
+            }
+            if (dir < 0 || dir > heapSize - RootDirectoryLayout.ENTRIES_OFFSET
+                    || region.getLong(sb.heapOffset() + dir) != RootDirectoryLayout.MAGIC) {
+                LOG.warn("frontend {}: no root directory at heap address {}; its names are not indexed", f, dir);
+                continue;
+            }
+            long at = sb.heapOffset() + dir;
+            int count = region.getInt(at + RootDirectoryLayout.COUNT_OFFSET);
+            int capacity = region.getInt(at + RootDirectoryLayout.CAPACITY_OFFSET);
+            if (count < 0 || count > capacity || dir + RootDirectoryLayout.blockLength(capacity) > heapSize) {
+                LOG.warn("frontend {}: root directory at {} has count {} / capacity {}; skipped", f, dir, count,
+                        capacity);
+                continue;
+            }
+            for (int i = 0; i < count; i++) {
+                try {
+                    RootDirectoryLayout.Entry e = RootDirectoryLayout.decodeEntry(
+                            region.read(at + RootDirectoryLayout.entryOffset(i), RootDirectoryLayout.ENTRY_LENGTH));
+                    out.put(e.name(), new CatalogEntry(f, e));
+                } catch (IllegalStateException bad) {
+                    LOG.warn("frontend {}: root directory entry {} unreadable: {}", f, i, bad.getMessage());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static byte[] encode(CatalogEntry e) {
+        return ByteBuffer.allocate(VALUE_LENGTH).order(ByteOrder.LITTLE_ENDIAN).putInt(e.owner())
+                .putInt(e.entry().type()).putInt(e.entry().keyCodec()).putInt(e.entry().valueCodec())
+                .putLong(e.entry().address()).array();
+    }
+
+    private static CatalogEntry decode(String name, byte[] v) {
+        ByteBuffer b = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
+        return new CatalogEntry(b.getInt(0), new RootDirectoryLayout.Entry(name, b.getInt(4), b.getInt(8),
+                b.getInt(12), b.getLong(16)));
+    }
+
+    /** Names currently indexed (for tools and tests). */
+    public synchronized List<String> names() {
+        return open().keySet().stream().sorted().toList();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (map != null) {
+            map.close();
+            map = null;
+        }
+    }
+}
