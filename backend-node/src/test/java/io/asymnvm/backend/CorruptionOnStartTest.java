@@ -116,7 +116,7 @@ class CorruptionOnStartTest {
         BackendFixture.patchFile(pm, fileOffset(4), new byte[64]);
         CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> BackendFixture.start(pm));
         assertEquals(fileOffset(4), e.offset());
-        assertTrue(e.getMessage().contains("record length"), e.getMessage());
+        assertTrue(e.getMessage().contains("record position"), e.getMessage());
     }
 
     @Test

@@ -10,6 +10,15 @@ import io.asymnvm.frontend.tx.MethodRegistry;
 import io.asymnvm.frontend.tx.TransactionEngine;
 import io.asymnvm.frontend.tx.TransactionalProxy;
 
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.RootDirectoryLayout;
+import io.asymnvm.frontend.roots.NamedRoots;
+import io.asymnvm.frontend.roots.RootDirectory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -28,11 +37,13 @@ import java.util.Objects;
  * everything and detaches cleanly.
  */
 public final class AsymNvm implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AsymNvm.class);
     private final TransactionEngine engine;
     private final MethodRegistry registry = new MethodRegistry();
     private final Fabric fabric;
     private final EmbeddedBackend embedded;
     private final boolean ownsFabric;
+    private final NamedRoots namedRoots;
 
     private AsymNvm(Fabric fabric, int frontendId, FrontendOptions options, EmbeddedBackend embedded,
                     boolean ownsFabric) {
@@ -41,6 +52,7 @@ public final class AsymNvm implements AutoCloseable {
         this.ownsFabric = ownsFabric;
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis()),
                 options, registry);
+        this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
     }
 
     /** A frontend (id 0) with its backend in this JVM, PM image in {@code directory}, over the local fabric. */
@@ -86,6 +98,77 @@ public final class AsymNvm implements AutoCloseable {
      */
     public <T> T transactional(Class<T> iface, T implementation) {
         return TransactionalProxy.create(engine, registry, iface, implementation);
+    }
+
+    /**
+     * Opens the structure named {@code name}, creating it (with a {@link StructureFactory} of {@code type} found on
+     * the class path) if this frontend has no root of that name; returns its root address. The name and the
+     * structure are created in one transaction. Names are unique per backend: the backend's catalog refuses a name
+     * another frontend owns. Opening a name with another type or codecs is refused with both in the message.
+     * Prebuilt structures wrap this ({@code PersistentBTree.open(nvm, name, ...)}).
+     */
+    public long namedRoot(String name, int type, int keyCodec, int valueCodec) {
+        RootDirectoryLayout.checkName(name);
+        ControlMessageLayout.CatalogEntry indexed = catalogLookup(name);
+        if (indexed != null && indexed.owner() != frontendId()) {
+            throw new IllegalArgumentException("root '" + name + "' belongs to frontend " + indexed.owner()
+                    + "; this is frontend " + frontendId());
+        }
+        long address = namedRoots.openOrCreate(name, type, keyCodec, valueCodec);
+        if (indexed == null) {
+            catalogBind(new RootDirectoryLayout.Entry(name, type, keyCodec, valueCodec, address));
+        }
+        return address;
+    }
+
+    /**
+     * Refuses {@code name} if the backend's catalog says another frontend owns it (a control call, no
+     * transaction). Structure handles opened by name call this, then resolve the root lazily inside transactions.
+     */
+    public void checkNameAvailable(String name, int type, int keyCodec, int valueCodec) {
+        RootDirectoryLayout.checkName(name);
+        ControlMessageLayout.CatalogEntry indexed = catalogLookup(name);
+        if (indexed == null) {
+            return;
+        }
+        if (indexed.owner() != frontendId()) {
+            throw new IllegalArgumentException("root '" + name + "' belongs to frontend " + indexed.owner()
+                    + "; this is frontend " + frontendId());
+        }
+        RootDirectoryLayout.Entry e = indexed.entry();
+        if (e.type() != type || e.keyCodec() != keyCodec || e.valueCodec() != valueCodec) {
+            throw new IllegalArgumentException("root '" + name + "' is type " + e.type() + " with key codec "
+                    + e.keyCodec() + " and value codec " + e.valueCodec() + "; opened as type " + type
+                    + " with key codec " + keyCodec + " and value codec " + valueCodec);
+        }
+    }
+
+    /** The backend catalog's entry for {@code name} (null if absent or the catalog is unavailable). */
+    public ControlMessageLayout.CatalogEntry catalogLookup(String name) {
+        try {
+            byte[] reply = engine.controlCall(ControlMessageLayout.catalogRequest(
+                    ControlMessageLayout.KIND_CATALOG_LOOKUP, frontendId(), name, 0, 0, 0, 0));
+            return ControlMessageLayout.CatalogEntry.decode(name, reply);
+        } catch (AsymNvmException e) {
+            if (e.errorCode() != ErrorCode.CATALOG_UNAVAILABLE) {
+                throw e;
+            }
+            LOG.warn("catalog unavailable, using this frontend's root directory only: {}", e.detail());
+            return null;
+        }
+    }
+
+    private void catalogBind(RootDirectoryLayout.Entry entry) {
+        try {
+            engine.controlCall(ControlMessageLayout.catalogRequest(ControlMessageLayout.KIND_CATALOG_BIND,
+                    frontendId(), entry.name(), entry.type(), entry.keyCodec(), entry.valueCodec(),
+                    entry.address()));
+        } catch (AsymNvmException e) {
+            if (e.errorCode() != ErrorCode.CATALOG_UNAVAILABLE) {
+                throw e;
+            }
+            LOG.warn("catalog unavailable; '{}' is indexed when the backend next rebuilds its catalog", entry.name());
+        }
     }
 
     /** Fabric counters over every connection this frontend used. */

@@ -54,9 +54,21 @@ public final class CatalogIndex implements AutoCloseable {
         this.slabs = slabs;
     }
 
+    /**
+     * The entry of {@code name}. A miss re-reads the PM root directories first: names created by transactions
+     * (structure handles resolve and create their roots inside user transactions) are indexed once applied.
+     */
     public synchronized CatalogEntry lookup(String name) {
-        byte[] v = open().get(name);
-        return v == null ? null : decode(name, v);
+        ChronicleMap<String, byte[]> m = open();
+        byte[] v = m.get(name);
+        if (v != null) {
+            return decode(name, v);
+        }
+        CatalogEntry found = scanDirectories().get(name);
+        if (found != null) {
+            m.put(name, encode(found));
+        }
+        return found;
     }
 
     /** Records a name a frontend created; a name owned by another frontend, or bound differently, is refused. */
@@ -89,14 +101,15 @@ public final class CatalogIndex implements AutoCloseable {
         try {
             ChronicleMapBuilder<String, byte[]> builder = ChronicleMapBuilder.of(String.class, byte[].class)
                     .name("asymnvm-catalog").averageKey("accounts-by-customer").averageValueSize(VALUE_LENGTH)
-                    .entries(65_536);
+                    .entries(4_096);
             Map<String, CatalogEntry> authority = scanDirectories();
             if (file == null) {
                 map = builder.create();
                 fill(authority);
                 return map;
             }
-            boolean reuse = previousShutdownClean && Files.exists(file);
+            boolean reuse = previousShutdownClean && Files.exists(file) && sealIntact();
+            Files.deleteIfExists(seal());
             if (!reuse) {
                 Files.deleteIfExists(file);
             }
@@ -192,11 +205,40 @@ public final class CatalogIndex implements AutoCloseable {
         return open().keySet().stream().sorted().toList();
     }
 
+    /** Sidecar written at a clean close: the index file's length and CRC32C. */
+    private Path seal() {
+        return file.resolveSibling(file.getFileName() + ".seal");
+    }
+
+    /** Whether the index file is exactly what the last clean close left (never hand Chronicle Map garbage). */
+    private boolean sealIntact() throws IOException {
+        Path seal = seal();
+        if (!Files.exists(seal)) {
+            return false;
+        }
+        String expected = Files.readString(seal).trim();
+        return expected.equals(fingerprint());
+    }
+
+    private String fingerprint() throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        byte[] bytes = Files.readAllBytes(file);
+        crc.update(bytes, 0, bytes.length);
+        return bytes.length + " " + Long.toHexString(crc.getValue());
+    }
+
     @Override
     public synchronized void close() {
         if (map != null) {
             map.close();
             map = null;
+            if (file != null) {
+                try {
+                    Files.writeString(seal(), fingerprint() + "\n");
+                } catch (IOException e) {
+                    LOG.warn("cannot seal catalog {}: {}", file, e.toString());
+                }
+            }
         }
     }
 }

@@ -127,6 +127,17 @@ public final class BlockAllocator {
         tx.writeLong(address - SlabHeaderLayout.BLOCK_HEADER_LENGTH, 0);
     }
 
+    public long directory(Transaction tx) {
+        return slabs.isEmpty() ? 0 : tx.readLong(slabs.get(0) + SlabHeaderLayout.DIRECTORY_OFFSET);
+    }
+
+    public void setDirectory(Transaction tx, long address) {
+        if (slabs.isEmpty()) {
+            needSlab.run();
+        }
+        tx.writeLong(slabs.get(0) + SlabHeaderLayout.DIRECTORY_OFFSET, address);
+    }
+
     public long root(Transaction tx) {
         return slabs.isEmpty() ? 0 : tx.readLong(slabs.get(0) + SlabHeaderLayout.ROOT_OFFSET);
     }

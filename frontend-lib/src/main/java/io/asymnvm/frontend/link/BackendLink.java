@@ -158,6 +158,11 @@ public final class BackendLink implements AutoCloseable {
         return connection().call(ControlMessageLayout.request(kind, frontendId, arg)).await().bytes();
     }
 
+    /** Two-sided control call with a caller-built request; waits for the reply. */
+    public byte[] call(byte[] request) {
+        return connection().call(request).await().bytes();
+    }
+
     /** Counters of every connection this link has used. */
     public synchronized FabricCounters.Snapshot counters() {
         FabricCounters.Snapshot now = connection == null ? null : connection.counters().snapshot();

@@ -190,6 +190,15 @@ public final class TransactionContext implements Transaction {
         engine.allocator().setRoot(this, address);
     }
 
+    /** This frontend's root directory address (0 if none); used by named roots. */
+    public long directory() {
+        return engine.allocator().directory(this);
+    }
+
+    public void setDirectory(long address) {
+        engine.allocator().setDirectory(this, address);
+    }
+
     /** Signals that the allocator needs a new slab (granted outside the lock, then the method runs again). */
     RuntimeException needSlab() {
         throw raise(new RetrySignal(RetrySignal.Reason.NEED_SLAB, -1));

@@ -493,6 +493,21 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
+    /** A control call outside any transaction (catalog), reconnecting like every other caller. */
+    public byte[] controlCall(byte[] request) {
+        checkUsable();
+        while (true) {
+            long generation = link.generation();
+            try {
+                byte[] reply = link.call(request);
+                controlRoundTrips.incrementAndGet();
+                return reply;
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+            }
+        }
+    }
+
     private void awaitRingSpace() {
         long start = System.nanoTime();
         long appliedBefore = appliedTxId;

@@ -1,0 +1,91 @@
+package io.asymnvm.structures;
+
+import io.asymnvm.frontend.roots.RootDirectory;
+import io.asymnvm.structures.codec.KeyCodec;
+import io.asymnvm.structures.codec.ValueCodec;
+import io.asymnvm.structures.layout.StructureHeaderLayout;
+
+import java.util.Objects;
+
+/**
+ * What both structures share: the root address, the codecs, input validation and encoding before any write, and
+ * opening the root block with its header checked on every operation (the check reads bytes the operation reads
+ * anyway, so a stale accessor can never act on the wrong structure).
+ */
+abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
+    private final long rootAddress;
+    private final String name;
+    final KeyCodec<K> keyCodec;
+    final ValueCodec<V> valueCodec;
+    private final StructureType type;
+
+    AbstractPersistentMap(StructureType type, long rootAddress, KeyCodec<K> keyCodec, ValueCodec<V> valueCodec) {
+        this(type, rootAddress, null, keyCodec, valueCodec);
+    }
+
+    /** A handle by name: the root is resolved (and created if absent) inside each transaction that uses it. */
+    AbstractPersistentMap(StructureType type, String name, KeyCodec<K> keyCodec, ValueCodec<V> valueCodec) {
+        this(type, 0, Objects.requireNonNull(name, "name"), keyCodec, valueCodec);
+    }
+
+    private AbstractPersistentMap(StructureType type, long rootAddress, String name, KeyCodec<K> keyCodec,
+                                  ValueCodec<V> valueCodec) {
+        this.type = type;
+        this.rootAddress = rootAddress;
+        this.name = name;
+        this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
+        this.valueCodec = Objects.requireNonNull(valueCodec, "valueCodec");
+    }
+
+    /** The root address; for a handle opened by name, resolved in the running transaction. */
+    @Override
+    public long rootAddress() {
+        return name == null ? rootAddress
+                : RootDirectory.resolve(name, type.id(), keyCodec.id(), valueCodec.id());
+    }
+
+    public KeyCodec<K> keyCodec() {
+        return keyCodec;
+    }
+
+    public ValueCodec<V> valueCodec() {
+        return valueCodec;
+    }
+
+    /** A session on the current transaction with the root block loaded and its header checked. */
+    final Block openRoot(Session session) {
+        long address = rootAddress();
+        Block root = session.load(address, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+        StructureHeader.check(root.bytes, address, type, keyCodec, valueCodec);
+        return root;
+    }
+
+    final byte[] encodeKey(K key) {
+        Objects.requireNonNull(key, "key");
+        byte[] k = keyCodec.encode(key);
+        Records.checkKey(k);
+        return k;
+    }
+
+    final byte[] encodeValue(V value) {
+        Objects.requireNonNull(value, "value");
+        byte[] v = valueCodec.encode(value);
+        Records.checkValue(v);
+        return v;
+    }
+
+    final V decodeValue(byte[] v) {
+        return v == null ? null : valueCodec.decode(v, 0, v.length);
+    }
+
+    final K decodeKey(byte[] k) {
+        return k == null ? null : keyCodec.decode(k, 0, k.length);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "@" + (name == null ? String.valueOf(rootAddress) : "'" + name + "'")
+                + "(" + keyCodec.name() + " -> " + valueCodec.name()
+                + ")";
+    }
+}

@@ -1,0 +1,133 @@
+package io.asymnvm.structures;
+
+import io.asymnvm.frontend.Transaction;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A DRAM working copy of a persistent block (a node page or a root block) inside one structure operation, with
+ * the byte ranges changed so far. {@link #flush(Transaction)} writes only those ranges to the transaction, so an
+ * insert into a node logs the record, the shifted slots and the header, not the page. Ranges closer than
+ * {@link #MERGE_GAP} bytes are merged (a redo write entry costs a 16-byte header). Little-endian.
+ */
+final class Block {
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class,
+            ByteOrder.LITTLE_ENDIAN);
+    static final int MERGE_GAP = 16;
+    private static final int MAX_RANGES = 8;
+
+    final long address;
+    final byte[] bytes;
+    private final int[] lo = new int[MAX_RANGES];
+    private final int[] hi = new int[MAX_RANGES];
+    private int ranges;
+
+    Block(long address, byte[] bytes) {
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    long getLong(int offset) {
+        return (long) LONG.get(bytes, offset);
+    }
+
+    void putLong(int offset, long value) {
+        LONG.set(bytes, offset, value);
+        markDirty(offset, offset + 8);
+    }
+
+    int getInt(int offset) {
+        return (int) INT.get(bytes, offset);
+    }
+
+    void putInt(int offset, int value) {
+        INT.set(bytes, offset, value);
+        markDirty(offset, offset + 4);
+    }
+
+    /** Unsigned 16-bit value. */
+    int getShort(int offset) {
+        return (short) SHORT.get(bytes, offset) & 0xFFFF;
+    }
+
+    void putShort(int offset, int value) {
+        SHORT.set(bytes, offset, (short) value);
+        markDirty(offset, offset + 2);
+    }
+
+    int getByte(int offset) {
+        return bytes[offset];
+    }
+
+    void putByte(int offset, int value) {
+        bytes[offset] = (byte) value;
+        markDirty(offset, offset + 1);
+    }
+
+    void putBytes(int offset, byte[] src, int srcOffset, int length) {
+        System.arraycopy(src, srcOffset, bytes, offset, length);
+        markDirty(offset, offset + length);
+    }
+
+    boolean isDirty() {
+        return ranges > 0;
+    }
+
+    /** Records that {@code [from, to)} changed. */
+    void markDirty(int from, int to) {
+        if (from >= to) {
+            return;
+        }
+        int i = 0;
+        while (i < ranges && hi[i] + MERGE_GAP < from) {
+            i++;
+        }
+        int j = i;
+        int newLo = from;
+        int newHi = to;
+        while (j < ranges && lo[j] <= to + MERGE_GAP) {
+            newLo = Math.min(newLo, lo[j]);
+            newHi = Math.max(newHi, hi[j]);
+            j++;
+        }
+        int removed = j - i;
+        if (removed == 0) {
+            if (ranges == MAX_RANGES) {
+                lo[0] = Math.min(lo[0], newLo);
+                hi[0] = Math.max(hi[ranges - 1], newHi);
+                ranges = 1;
+                return;
+            }
+            System.arraycopy(lo, i, lo, i + 1, ranges - i);
+            System.arraycopy(hi, i, hi, i + 1, ranges - i);
+            ranges++;
+        } else if (removed > 1) {
+            System.arraycopy(lo, j, lo, i + 1, ranges - j);
+            System.arraycopy(hi, j, hi, i + 1, ranges - j);
+            ranges -= removed - 1;
+        }
+        lo[i] = newLo;
+        hi[i] = newHi;
+    }
+
+    /** Bytes the dirty ranges cover. */
+    int dirtyBytes() {
+        int n = 0;
+        for (int i = 0; i < ranges; i++) {
+            n += hi[i] - lo[i];
+        }
+        return n;
+    }
+
+    /** Writes the dirty ranges to {@code tx} and forgets them. */
+    void flush(Transaction tx) {
+        for (int i = 0; i < ranges; i++) {
+            tx.write(address + lo[i], bytes, lo[i], hi[i] - lo[i]);
+        }
+        ranges = 0;
+    }
+}

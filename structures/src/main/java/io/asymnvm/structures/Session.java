@@ -1,0 +1,64 @@
+package io.asymnvm.structures;
+
+import io.asymnvm.frontend.Transaction;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The blocks one structure operation works on. Each node or root block is read from the transaction once into a
+ * {@link Block}; the operation reads and changes the copies, and {@link #flush()} writes every change at the end.
+ * Because nothing is written before the operation has succeeded, an operation that fails (bad input, a codec
+ * error) leaves the transaction's view untouched even when the caller catches the exception and carries on.
+ *
+ * <p>Every block of a structure (root block, node pages, hash directory and segment pages) goes through the
+ * session; only blob values (written once, whole) are read and written directly on the transaction. So no stale
+ * copy can overwrite a change. Confined to the thread running the transaction; lives for one operation.
+ */
+final class Session {
+    final Transaction tx;
+    private final Map<Long, Block> blocks = new LinkedHashMap<>();
+
+    Session(Transaction tx) {
+        this.tx = tx;
+    }
+
+    static Session current() {
+        return new Session(Transaction.current());
+    }
+
+    /** The working copy of {@code [address, address + length)}, read on first use. */
+    Block load(long address, int length) {
+        Block b = blocks.get(address);
+        if (b == null) {
+            b = new Block(address, tx.read(address, length));
+            blocks.put(address, b);
+        } else if (b.bytes.length != length) {
+            throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
+                    + length + " bytes");
+        }
+        return b;
+    }
+
+    /** A working copy of a block this operation will initialize entirely: not read. */
+    Block fresh(long address, int length) {
+        Block b = new Block(address, new byte[length]);
+        blocks.put(address, b);
+        return b;
+    }
+
+    /** A read-only copy not kept by the session (long scans must not retain every page they pass). */
+    Block peek(long address, int length) {
+        Block b = blocks.get(address);
+        return b != null ? b : new Block(address, tx.read(address, length));
+    }
+
+    /** Writes every change made through this session. */
+    void flush() {
+        for (Block b : blocks.values()) {
+            if (b.isDirty()) {
+                b.flush(tx);
+            }
+        }
+    }
+}
