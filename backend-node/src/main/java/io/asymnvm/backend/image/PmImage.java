@@ -123,8 +123,19 @@ public final class PmImage implements AutoCloseable {
             if (exists) {
                 region = MappedRegion.open(file, config.mapMode());
             } else {
-                region = MappedRegion.create(file, config.size(), config.mapMode());
-                SuperblockLayout.write(region, sb);
+                // Format under a temporary name and rename: a crash while formatting leaves no half-made image
+                // (an all-zero file would otherwise be refused forever as a corrupt superblock).
+                Path formatting = file.resolveSibling(file.getFileName() + ".formatting");
+                Files.deleteIfExists(formatting);
+                PersistentRegion fresh = MappedRegion.create(formatting, config.size(), config.mapMode());
+                try {
+                    SuperblockLayout.write(fresh, sb);
+                } finally {
+                    fresh.close();
+                }
+                Files.move(formatting, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                region = MappedRegion.open(file, config.mapMode());
                 clean = true;
                 LOG.info("formatted {}: {} slabs of {} bytes, {} frontends", file, sb.slabCount(), sb.slabSize(),
                         sb.maxFrontends());

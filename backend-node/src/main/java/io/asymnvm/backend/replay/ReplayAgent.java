@@ -38,6 +38,7 @@ public final class ReplayAgent implements Runnable {
     private final AtomicLong idlePasses = new AtomicLong();
     private final AtomicLong batchesApplied = new AtomicLong();
     private volatile boolean running = true;
+    private volatile Error failure;
     private volatile Thread thread;
 
     public ReplayAgent(PersistentRegion region, long heapBase, int pageSize, FrontendLog[] logs, SlabTable slabs) {
@@ -198,6 +199,10 @@ public final class ReplayAgent implements Runnable {
         while (idlePasses.get() < target && running) {
             LockSupport.parkNanos(100_000);
         }
+        Error f = failure;
+        if (f != null) {
+            throw new IllegalStateException("the replayer has stopped: " + f, f);
+        }
     }
 
     public long batchesApplied() {
@@ -214,6 +219,12 @@ public final class ReplayAgent implements Runnable {
             } catch (RuntimeException ex) {
                 LOG.error("replayer pass failed", ex);
                 work = 0;
+            } catch (Error fatal) {
+                // the media is gone (simulated power failure) or the JVM is failing: stop, and let waiters see it
+                LOG.error("replayer stopped", fatal);
+                failure = fatal;
+                running = false;
+                return;
             }
             if (work == 0) {
                 idlePasses.incrementAndGet();
