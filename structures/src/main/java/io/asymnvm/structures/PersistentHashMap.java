@@ -40,13 +40,14 @@ public final class PersistentHashMap<K, V> extends AbstractPersistentMap<K, V> {
     }
 
     /**
-     * Opens (by name) the hash map named {@code name} on this frontend, creating it if absent (the name and the structure are
-     * created in one transaction, see {@link AsymNvm#namedRoot}). The handle resolves its root inside each
+     * Opens the hash map named {@code name} on this frontend, creating it if absent (the name and the structure
+     * are created in one transaction, see {@link AsymNvm#namedRoot}). The handle resolves its root inside each
      * transaction that uses it: the first such transaction creates the structure, as part of itself, if the name is
      * absent; so a handle may be opened before frontend recovery runs. Using a name that holds another type or
      * other codecs is refused naming both. A name another frontend owns is refused here.
      */
-    public static <K, V> PersistentHashMap<K, V> open(AsymNvm nvm, String name, KeyCodec<K> keyCodec, ValueCodec<V> valueCodec) {
+    public static <K, V> PersistentHashMap<K, V> open(AsymNvm nvm, String name, KeyCodec<K> keyCodec,
+                                            ValueCodec<V> valueCodec) {
         Codecs.register(keyCodec);
         Codecs.register(valueCodec);
         nvm.checkNameAvailable(name, StructureType.HASH_MAP.id(), keyCodec.id(), valueCodec.id());
