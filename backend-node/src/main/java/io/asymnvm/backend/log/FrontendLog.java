@@ -32,6 +32,15 @@ public final class FrontendLog {
         this.redo = new RingReader(region, sb.redoRingOf(frontendId), sb.redoRingCapacity(),
                 LogRecordLayout.TYPE_REDO_BATCH, region.name() + " redo ring of frontend " + frontendId);
         this.checkpoint = ControlBlockLayout.newestCheckpoint(controlBlock());
+        publish(checkpoint);
+    }
+
+    /**
+     * Lets remote readers act on {@code cp}, which is durable (see {@link ControlBlockLayout#publishedCheckpoint}):
+     * a frontend must not reuse ring space that a crash could still need to replay.
+     */
+    private void publish(Checkpoint cp) {
+        region.putLongVolatile(controlAt + ControlBlockLayout.PUBLISHED_SEQ_OFFSET, cp.seq());
     }
 
     public int frontendId() {
@@ -63,6 +72,7 @@ public final class FrontendLog {
         region.write(at, slot, 0, slot.length);
         region.persist(at, slot.length);
         checkpoint = next;
+        publish(next);
     }
 
     /** The attach epoch of the latest attach (0 if never attached). */

@@ -3,6 +3,7 @@ package io.asymnvm.backend.replay;
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.slab.SlabTable;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
+import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RedoBatchLayout;
 import io.asymnvm.core.region.PersistentRegion;
 import io.asymnvm.recovery.log.RingReader;
@@ -75,6 +76,9 @@ public final class ReplayAgent implements Runnable {
         while (applied < 64) {
             RingReader.Entry e = reader.read(cursors[i]);
             if (e.kind() == RingReader.Kind.PADDING) {
+                // durable before the batch after it is applied, like the batch itself (see apply): a restart
+                // replays from the checkpoint's head, and an unpersisted padding lost in a crash would stop it here
+                region.persist(reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
                 cursors[i] = e.next();
                 continue;
             }

@@ -11,13 +11,20 @@ import java.util.zip.CRC32C;
  * holding the newest valid checkpoint, persists it, and the valid slot with the larger sequence wins. So the
  * three values advance atomically under any crash, though none of them alone is larger than 8 bytes.
  *
+ * <p>A stored slot is visible before it is durable. A remote reader that acted on such a slot (a frontend
+ * reusing the ring space it releases) could overwrite the log that a crash, losing the slot, needs to replay it.
+ * So the replayer stores the slot's sequence as {@code publishedSeq} only after persisting the slot, and remote
+ * readers take {@link #publishedCheckpoint}. The published word itself is never persisted: a lost one only
+ * lags.
+ *
  * <pre>
  *   0  slot 0: seq(8) appliedTxId(8) redoHead(8) semHead(8) reserved(24) crc32c(4) pad(4)
  *  64  slot 1: same
  * 128  durableSemTail(8)  logical semantic-ring position made durable by the last FLUSH (stamped by the NIC)
  * 136  attachEpoch(8)     incremented on every attach; fences older sessions of the same frontend
  * 144  state(8)           0 never attached, 1 attached, 2 detached cleanly
- * 152  reserved up to 192
+ * 152  publishedSeq(8)    sequence of the newest checkpoint known durable (stored after its persist)
+ * 160  reserved up to 192
  * </pre>
  */
 public final class ControlBlockLayout {
@@ -32,6 +39,7 @@ public final class ControlBlockLayout {
     public static final int DURABLE_SEM_TAIL_OFFSET = 128;
     public static final int ATTACH_EPOCH_OFFSET = 136;
     public static final int STATE_OFFSET = 144;
+    public static final int PUBLISHED_SEQ_OFFSET = 152;
     /** Bytes a reader needs to decode everything above. */
     public static final int READ_LENGTH = 192;
 
@@ -83,6 +91,22 @@ public final class ControlBlockLayout {
             return a;
         }
         return a.seq() >= b.seq() ? a : b;
+    }
+
+    /**
+     * The newest valid checkpoint whose sequence is at most the published one: what a reader over the fabric
+     * may act on (see the class comment). The initial checkpoint if none is published yet.
+     */
+    public static Checkpoint publishedCheckpoint(byte[] block) {
+        long published = ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN).getLong(PUBLISHED_SEQ_OFFSET);
+        Checkpoint a = decodeSlot(block, SLOT0_OFFSET);
+        Checkpoint b = decodeSlot(block, SLOT1_OFFSET);
+        a = a != null && a.seq() <= published ? a : null;
+        b = b != null && b.seq() <= published ? b : null;
+        if (a == null) {
+            return b == null ? Checkpoint.INITIAL : b;
+        }
+        return b == null || a.seq() >= b.seq() ? a : b;
     }
 
     static Checkpoint decodeSlot(byte[] block, int slotOffset) {

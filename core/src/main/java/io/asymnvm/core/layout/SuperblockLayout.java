@@ -138,11 +138,17 @@ public final class SuperblockLayout {
         return b.array();
     }
 
-    /** Writes and persists the superblock. */
+    /**
+     * Writes and persists the superblock, the magic word last and on its own (an 8-byte store is atomic): a
+     * crash while formatting leaves either a zero magic (the region is still blank) or a complete superblock,
+     * never one that reads as corrupt.
+     */
     public static void write(PersistentRegion region, Superblock sb) {
         byte[] bytes = encode(sb);
-        region.write(0, bytes, 0, bytes.length);
-        region.persist(0, bytes.length);
+        region.write(VERSION_OFFSET, bytes, VERSION_OFFSET, bytes.length - VERSION_OFFSET);
+        region.persist(VERSION_OFFSET, bytes.length - VERSION_OFFSET);
+        region.putLongVolatile(MAGIC_OFFSET, MAGIC);
+        region.persist(MAGIC_OFFSET, 8);
     }
 
     static int crc(byte[] bytes) {

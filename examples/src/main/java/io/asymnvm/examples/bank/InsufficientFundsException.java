@@ -2,18 +2,18 @@ package io.asymnvm.examples.bank;
 
 /** A transfer asked for more than its source account holds; the transfer was aborted and changed nothing. */
 public final class InsufficientFundsException extends RuntimeException {
-    private final int account;
+    private final long account;
     private final long balance;
     private final long amount;
 
-    public InsufficientFundsException(int account, long balance, long amount) {
+    public InsufficientFundsException(long account, long balance, long amount) {
         super("account " + account + " holds " + balance + ", cannot transfer " + amount);
         this.account = account;
         this.balance = balance;
         this.amount = amount;
     }
 
-    public int account() {
+    public long account() {
         return account;
     }
 

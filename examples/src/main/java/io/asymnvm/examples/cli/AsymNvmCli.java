@@ -1,6 +1,7 @@
 package io.asymnvm.examples.cli;
 
 import io.asymnvm.backend.BackendMain;
+import io.asymnvm.backend.InspectTool;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,7 +22,8 @@ import java.util.List;
 @Command(name = "asymnvm", mixinStandardHelpOptions = true,
         versionProvider = AsymNvmCli.Version.class,
         description = "Transactional persistent data structures on disaggregated persistent memory.",
-        subcommands = {DemoCommand.class, BackendMain.class, BenchCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {DemoCommand.class, BackendMain.class, BenchCommand.class, KvCommand.class, DrillCommand.class, InspectTool.class,
+                DrillWorkerCommand.class, DrillBackendCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Logging goes to standard error; ASYMNVM_JAVA_OPTS=-Dorg.slf4j.simpleLogger.defaultLogLevel=info "
                 + "shows INFO logs of every command."})
 public final class AsymNvmCli implements Runnable {

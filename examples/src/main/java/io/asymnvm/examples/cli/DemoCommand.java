@@ -25,17 +25,26 @@ import java.util.concurrent.Callable;
 import java.util.stream.LongStream;
 
 /**
- * {@code asymnvm demo}: the bank on an embedded backend. Runs seeded random transfers (one in
- * {@value #OVERDRAW_ONE_IN} deliberately larger than the source balance, so it aborts with
- * {@link InsufficientFundsException}) while an oracle in DRAM follows every acknowledged transfer; then closes
- * the frontend and backend, reopens the same PM image and checks every balance and the total against the
- * oracle. Exit code 0 only if every outcome was as the oracle predicted and the reopened bank matches it.
+ * {@code asymnvm demo}: three parts on one embedded backend, each followed by an oracle in DRAM.
+ * <ol>
+ *   <li>The bank ({@link Bank}, an array at the frontend's root): seeded random transfers, one in
+ *       {@value #OVERDRAW_ONE_IN} deliberately larger than the source balance, so it aborts with
+ *       {@link InsufficientFundsException}.</li>
+ *   <li>Key-values ({@link DemoKeyValues}): puts and deletes on a hash map opened by name.</li>
+ *   <li>Events ({@link DemoEvents}): timestamped events recorded in batches in a B+tree opened by name, and one
+ *       batch with a taken timestamp that must be refused whole.</li>
+ * </ol>
+ * Then the frontend and backend are closed, the same PM image is reopened, and every part is checked against its
+ * oracle: each balance and the total, each key of the key space and the map's size, the event count, every event
+ * of the run in order and random range queries. Exit code 0 only if every outcome was as the oracles predicted
+ * and everything reopened matches them.
  *
- * <p>With {@code --dir} an existing bank of the same size is continued (the oracle starts from its balances);
- * without it a scratch directory is used and deleted afterwards.
+ * <p>With {@code --dir} an existing image is continued (a bank of the same size; the oracles start from what the
+ * image holds); without it a scratch directory is used and deleted afterwards.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Bank transfers on an embedded backend, verified against an oracle after a reopen.")
+        description = "Bank transfers, hash-map key-values and B+tree events on an embedded backend, verified "
+                + "against oracles after a reopen.")
 public final class DemoCommand implements Callable<Integer> {
     static final long INITIAL_BALANCE = 10_000;
     static final int MAX_AMOUNT = 100;
@@ -43,6 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
     static final int OVERDRAW_ONE_IN = 200;
     static final int MAX_ACCOUNTS = 16_384;
     static final int MAX_TRANSFERS = 100_000_000;
+    static final int MAX_STRUCTURE_OPS = 10_000_000;
     private static final int MAX_REPORTED_PROBLEMS = 5;
 
     @Spec
@@ -59,7 +69,15 @@ public final class DemoCommand implements Callable<Integer> {
             + "). Default: ${DEFAULT-VALUE}.")
     int accounts;
 
-    @Option(names = "--seed", description = "Seed of the random transfers. Default: chosen at random (printed).")
+    @Option(names = "--kv", defaultValue = "5000", description = "Puts and deletes on the hash map '"
+            + DemoKeyValues.NAME + "' (0.." + MAX_STRUCTURE_OPS + "). Default: ${DEFAULT-VALUE}.")
+    int kvOps;
+
+    @Option(names = "--events", defaultValue = "5000", description = "Events recorded in the B+tree '"
+            + DemoEvents.NAME + "' (0.." + MAX_STRUCTURE_OPS + "). Default: ${DEFAULT-VALUE}.")
+    int events;
+
+    @Option(names = "--seed", description = "Seed of the random operations. Default: chosen at random (printed).")
     Long seed;
 
     @Override
@@ -71,6 +89,14 @@ public final class DemoCommand implements Callable<Integer> {
         if (accounts < 2 || accounts > MAX_ACCOUNTS) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--accounts': " + accounts
                     + " is outside [2, " + MAX_ACCOUNTS + "]");
+        }
+        if (kvOps < 0 || kvOps > MAX_STRUCTURE_OPS) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--kv': " + kvOps
+                    + " is outside [0, " + MAX_STRUCTURE_OPS + "]");
+        }
+        if (events < 0 || events > MAX_STRUCTURE_OPS) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--events': " + events
+                    + " is outside [0, " + MAX_STRUCTURE_OPS + "]");
         }
         long s = seed != null ? seed : new Random().nextLong();
         Path where = dir != null ? dir : ScratchDirectory.create("asymnvm-demo-");
@@ -89,40 +115,91 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private int run(Path where, long s, PrintWriter out) {
-        out.printf(Locale.ROOT, "demo: %d accounts, %d transfers, seed %d, PM image in %s%n", accounts, transfers,
-                s, where);
+        out.printf(Locale.ROOT, "demo: %d accounts, %d transfers, %d key-value operations, %d events, seed %d, "
+                + "PM image in %s%n", accounts, transfers, kvOps, events, s, where);
         out.flush();
         long[] oracle = new long[accounts];
+        DemoKeyValues keyValues = kvOps > 0 ? new DemoKeyValues(kvOps, s) : null;
+        DemoEvents eventPart = events > 0 ? new DemoEvents(events, s) : null;
         Transfers done;
         try (AsymNvm nvm = AsymNvm.embedded(where)) {
             Bank bank = nvm.transactional(Bank.class, new BankImpl());
+            attach(nvm, keyValues, eventPart);
             bank.open(accounts, INITIAL_BALANCE);
             for (int i = 0; i < accounts; i++) {
                 oracle[i] = bank.balance(i);
             }
             done = transfer(nvm, bank, new Random(s), oracle);
+            double seconds = done.nanos() / 1e9;
+            out.printf(Locale.ROOT, "transfers: %d committed, %d aborted (insufficient funds), %.0f commits/s, "
+                            + "%.2f round trips per commit%n", done.committed(), done.aborted(),
+                    seconds > 0 ? done.committed() / seconds : 0.0, done.roundTripsPerCommit());
+            out.flush();
+            if (keyValues != null) {
+                keyValues.run();
+                out.println(keyValues.summary());
+                out.flush();
+            }
+            if (eventPart != null) {
+                eventPart.run();
+                out.println(eventPart.summary());
+                out.flush();
+            }
         }
-        double seconds = done.nanos() / 1e9;
-        out.printf(Locale.ROOT, "transfers: %d committed, %d aborted (insufficient funds), %.0f commits/s, "
-                        + "%.2f round trips per commit%n", done.committed(), done.aborted(),
-                seconds > 0 ? done.committed() / seconds : 0.0, done.roundTripsPerCommit());
-        out.flush();
 
-        List<String> problems = new ArrayList<>(done.surprises());
-        problems.addAll(verify(where, oracle));
-        if (problems.isEmpty()) {
-            out.printf(Locale.ROOT, "verification: PASSED (reopened: total %d and all %d balances match the "
-                    + "oracle)%n", LongStream.of(oracle).sum(), accounts);
+        List<String> failed = new ArrayList<>();
+        out.println("after reopening the PM image:");
+        try (AsymNvm nvm = AsymNvm.embedded(where)) {
+            Bank bank = nvm.transactional(Bank.class, new BankImpl());
+            attach(nvm, keyValues, eventPart);
+            report(out, "bank", done.surprises(), verifyBank(bank, oracle), String.format(Locale.ROOT,
+                    "total %d and all %d balances match the oracle", LongStream.of(oracle).sum(), accounts), failed);
+            if (keyValues != null) {
+                report(out, "key-values", keyValues.surprises(), keyValues.verify(), keyValues.verifiedSummary(),
+                        failed);
+            }
+            if (eventPart != null) {
+                report(out, "events", eventPart.surprises(), eventPart.verify(), eventPart.verifiedSummary(),
+                        failed);
+            }
+        }
+        String parts = "bank" + (keyValues != null ? ", key-values" : "") + (eventPart != null ? ", events" : "");
+        if (failed.isEmpty()) {
+            out.printf(Locale.ROOT, "verification: PASSED (%s)%n", parts);
         } else {
-            out.printf(Locale.ROOT, "verification: FAILED (%d unexpected outcomes, %d mismatches after reopen)%n",
-                    done.surprises().size(), problems.size() - done.surprises().size());
-            problems.stream().limit(MAX_REPORTED_PROBLEMS).forEach(m -> out.println("  " + m));
+            out.printf(Locale.ROOT, "verification: FAILED (%s)%n", String.join(", ", failed));
+        }
+        out.flush();
+        return failed.isEmpty() ? 0 : 1;
+    }
+
+    /** Registers the structure parts' interfaces, all before the frontend's first transaction. */
+    private static void attach(AsymNvm nvm, DemoKeyValues keyValues, DemoEvents eventPart) {
+        if (keyValues != null) {
+            keyValues.attach(nvm);
+        }
+        if (eventPart != null) {
+            eventPart.attach(nvm);
+        }
+    }
+
+    /** Prints one part's outcome: PASSED with what was checked, or FAILED with the first problems. */
+    private static void report(PrintWriter out, String part, List<String> surprises, List<String> mismatches,
+                               String passed, List<String> failed) {
+        List<String> problems = new ArrayList<>(surprises);
+        problems.addAll(mismatches);
+        if (problems.isEmpty()) {
+            out.printf(Locale.ROOT, "  %s: PASSED (%s)%n", part, passed);
+        } else {
+            failed.add(part);
+            out.printf(Locale.ROOT, "  %s: FAILED (%d unexpected outcomes, %d mismatches after reopen)%n", part,
+                    surprises.size(), mismatches.size());
+            problems.stream().limit(MAX_REPORTED_PROBLEMS).forEach(m -> out.println("    " + m));
             if (problems.size() > MAX_REPORTED_PROBLEMS) {
-                out.printf(Locale.ROOT, "  ... and %d more%n", problems.size() - MAX_REPORTED_PROBLEMS);
+                out.printf(Locale.ROOT, "    ... and %d more%n", problems.size() - MAX_REPORTED_PROBLEMS);
             }
         }
         out.flush();
-        return problems.isEmpty() ? 0 : 1;
     }
 
     /** Runs the random transfers, keeping {@code oracle} equal to every acknowledged outcome. */
@@ -170,28 +247,25 @@ public final class DemoCommand implements Callable<Integer> {
                 surprises);
     }
 
-    /** Reopens the image and compares it with the oracle; returns one line per difference. */
-    private List<String> verify(Path where, long[] oracle) {
+    /** Compares the reopened bank with the oracle; returns one line per difference. */
+    private static List<String> verifyBank(Bank bank, long[] oracle) {
         List<String> mismatches = new ArrayList<>();
-        try (AsymNvm nvm = AsymNvm.embedded(where)) {
-            Bank bank = nvm.transactional(Bank.class, new BankImpl());
-            int n = bank.accounts();
-            if (n != oracle.length) {
-                mismatches.add("reopened bank has " + n + " accounts, expected " + oracle.length);
-                return mismatches;
+        int n = bank.accounts();
+        if (n != oracle.length) {
+            mismatches.add("reopened bank has " + n + " accounts, expected " + oracle.length);
+            return mismatches;
+        }
+        long expectedTotal = 0;
+        for (int i = 0; i < n; i++) {
+            long actual = bank.balance(i);
+            expectedTotal += oracle[i];
+            if (actual != oracle[i]) {
+                mismatches.add("account " + i + " holds " + actual + ", oracle " + oracle[i]);
             }
-            long expectedTotal = 0;
-            for (int i = 0; i < n; i++) {
-                long actual = bank.balance(i);
-                expectedTotal += oracle[i];
-                if (actual != oracle[i]) {
-                    mismatches.add("account " + i + " holds " + actual + ", oracle " + oracle[i]);
-                }
-            }
-            long total = bank.total();
-            if (total != expectedTotal) {
-                mismatches.add("total is " + total + ", oracle " + expectedTotal);
-            }
+        }
+        long total = bank.total();
+        if (total != expectedTotal) {
+            mismatches.add("total is " + total + ", oracle " + expectedTotal);
         }
         return mismatches;
     }

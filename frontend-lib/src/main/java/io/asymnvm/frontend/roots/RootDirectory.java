@@ -63,6 +63,7 @@ public final class RootDirectory implements NamedRoots {
                     + factories.keySet() + ")");
         }
         long address = factory.create(tx, name, keyCodec, valueCodec);
+        tx.noteNamedRootCreated();
         long dir = tx.directory();
         if (dir == 0) {
             dir = newDirectory(tx, RootDirectoryLayout.INITIAL_CAPACITY);

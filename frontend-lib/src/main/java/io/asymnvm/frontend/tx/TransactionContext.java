@@ -28,6 +28,7 @@ public final class TransactionContext implements Transaction {
     private long newestDirtyRead;
     private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
+    private boolean createdNamedRoot;
 
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
         this.engine = engine;
@@ -197,6 +198,18 @@ public final class TransactionContext implements Transaction {
 
     public void setDirectory(long address) {
         engine.allocator().setDirectory(this, address);
+    }
+
+    /**
+     * Named roots: this attempt created a structure and its directory entry. A read-only method may do so on the
+     * first use of a structure opened by name; the engine then commits it as an ordinary transaction.
+     */
+    public void noteNamedRootCreated() {
+        createdNamedRoot = true;
+    }
+
+    boolean createdNamedRoot() {
+        return createdNamedRoot;
     }
 
     /** Signals that the allocator needs a new slab (granted outside the lock, then the method runs again). */

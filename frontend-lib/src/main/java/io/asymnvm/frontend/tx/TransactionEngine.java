@@ -71,6 +71,7 @@ public final class TransactionEngine implements AutoCloseable {
     private final int frontendId;
     private final ReentrantLock exec = new ReentrantLock();
     private final Object flushLock = new Object();
+    private final Object durableLock = new Object();
     private final PageCache cache;
     private final RingAppender semRing;
     private final RingAppender redoRing;
@@ -184,11 +185,7 @@ public final class TransactionEngine implements AutoCloseable {
     private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
             throws Throwable {
         boolean ro = entry.spec().readOnly() && recovered == null;
-        byte[] argBytes = ro || recovered != null ? null : ArgumentCodec.encode(args);
-        if (argBytes != null && argBytes.length > maxArgumentBytes) {
-            throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
-                    + argBytes.length + " bytes, limit " + maxArgumentBytes);
-        }
+        byte[] argBytes = ro || recovered != null ? null : encodeArguments(entry, args);
         CallPages callPages = new CallPages();
         while (true) {
             TransactionContext tx = new TransactionContext(this, callPages);
@@ -212,10 +209,16 @@ public final class TransactionEngine implements AutoCloseable {
                 if (retry == null && failure == null) {
                     if (tx.writes().isEmpty()) {
                         txId = 0;
-                    } else if (ro) {
+                    } else if (ro && !tx.createdNamedRoot()) {
                         failure = new IllegalStateException("read-only transaction " + entry.signature()
                                 + " wrote to persistent memory");
                     } else {
+                        if (ro) {
+                            // a read-only method that created a structure opened by name (its first use) commits
+                            // the creation as an ordinary logged transaction; recovery re-executes it
+                            ro = false;
+                            argBytes = encodeArguments(entry, args);
+                        }
                         long id = recovered == null ? logAndApply(entry, argBytes, tx) : adoptAndApply(recovered, tx);
                         if (id < 0) {
                             retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
@@ -249,6 +252,15 @@ public final class TransactionEngine implements AutoCloseable {
             }
             return result;
         }
+    }
+
+    private byte[] encodeArguments(MethodRegistry.Entry entry, Object[] args) {
+        byte[] argBytes = ArgumentCodec.encode(args);
+        if (argBytes.length > maxArgumentBytes) {
+            throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
+                    + argBytes.length + " bytes, limit " + maxArgumentBytes);
+        }
+        return argBytes;
     }
 
     /** Step 2 under the lock: id, semantic record, dirty pages, redo. Returns -1 if a ring has no room. */
@@ -571,9 +583,15 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
-    private synchronized void advanceDurable(long covers) {
-        if (covers > durableTxId) {
-            durableTxId = covers;
+    /**
+     * Raises the durable watermark. Its own leaf lock: callers may hold {@code exec} (learnApplied), and
+     * {@link #recover()} holds this engine's monitor while it takes {@code exec}, so the monitor would deadlock.
+     */
+    private void advanceDurable(long covers) {
+        synchronized (durableLock) {
+            if (covers > durableTxId) {
+                durableTxId = covers;
+            }
         }
     }
 
@@ -648,7 +666,8 @@ public final class TransactionEngine implements AutoCloseable {
             return;
         }
         (background ? backgroundRoundTrips : controlRoundTrips).incrementAndGet();
-        ControlBlockLayout.Checkpoint cp = ControlBlockLayout.newestCheckpoint(block);
+        // only a durable checkpoint releases ring space: a newer slot may be visible before it is persisted
+        ControlBlockLayout.Checkpoint cp = ControlBlockLayout.publishedCheckpoint(block);
         if (cp.appliedTxId() > appliedTxId) {
             exec.lock();
             try {

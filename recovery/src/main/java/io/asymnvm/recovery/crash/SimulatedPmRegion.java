@@ -4,7 +4,11 @@ import io.asymnvm.core.region.ByteArrayRegion;
 
 import java.nio.ByteBuffer;
 import java.util.BitSet;
+import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * Simulated persistent memory for crash tests (DESIGN §5): a {@link ByteArrayRegion} that also knows what a power
@@ -30,7 +34,8 @@ import java.util.Random;
  *
  * <p>Thread-safe: stores, persists and images are serialized on this region's monitor (a test region: the
  * simplicity is worth more than the throughput), so a persist never copies half of a concurrent store. Bulk
- * reads are not serialized, exactly like the base class. Regions up to 2 GiB.
+ * reads are not serialized, exactly like the base class. {@link #perturbPersists} makes chosen threads pause
+ * before persisting, to explore more interleavings. Regions up to 2 GiB.
  */
 public class SimulatedPmRegion extends ByteArrayRegion {
     /** Cache line: the unit of write-back and of dirty tracking. */
@@ -47,6 +52,10 @@ public class SimulatedPmRegion extends ByteArrayRegion {
     private long persists;
     private long failAt = -1;
     private volatile boolean powerLost;
+    private SimulatedPowerFailure failure;
+    private volatile Predicate<Thread> pauseWho = t -> true;
+    private volatile int pauseOneIn = 1;
+    private volatile long pauseNanos;
 
     /** A blank region of {@code size} bytes (volatile and durable image all zeros). */
     public SimulatedPmRegion(String name, int size) {
@@ -85,6 +94,11 @@ public class SimulatedPmRegion extends ByteArrayRegion {
     /** Whether power was lost (the chosen persist call was reached). */
     public boolean powerLost() {
         return powerLost;
+    }
+
+    /** The failure thrown at the chosen persist call (its stack trace shows the code point), or null. */
+    public synchronized SimulatedPowerFailure failure() {
+        return failure;
     }
 
     /** Cache lines stored to since their last persist. */
@@ -133,13 +147,22 @@ public class SimulatedPmRegion extends ByteArrayRegion {
     }
 
     @Override
-    public synchronized void persist(long offset, long length) {
+    public void persist(long offset, long length) {
+        pauseBeforePersist();
+        synchronized (this) {
+            persistNow(offset, length);
+        }
+    }
+
+    private void persistNow(long offset, long length) {
         check(offset, length);
         requirePower("persist of [" + offset + ", " + (offset + length) + ")");
         if (persists == failAt) {
+            failure = new SimulatedPowerFailure("simulated power failure of " + name() + " at persist call "
+                    + persists + " of [" + offset + ", " + (offset + length) + ") in thread "
+                    + Thread.currentThread().getName(), persists);
             powerLost = true;
-            throw new SimulatedPowerFailure("simulated power failure of " + name() + " at persist call "
-                    + persists + " ([" + offset + ", " + (offset + length) + "))", persists);
+            throw failure;
         }
         if (length > 0) {
             int last = lineOf(offset + length - 1);
@@ -170,6 +193,33 @@ public class SimulatedPmRegion extends ByteArrayRegion {
     private static int lineOf(long offset) {
         return (int) (offset / LINE_LENGTH);
     }
+
+    /**
+     * Timing perturbation: a thread accepted by {@code who} that calls {@link #persist} pauses first, with
+     * probability {@code 1 / oneIn}, for up to {@code maxNanos}, outside the region's monitor. Its stores are
+     * visible and not yet durable meanwhile, so other threads get to act on them: the window between a store and
+     * its write-back that real hardware and scheduling allow, and a fast test rarely hits. Slowing one thread
+     * (say, the backend's replayer) opens more such windows than slowing all. {@code maxNanos = 0} turns it off.
+     */
+    public void perturbPersists(Predicate<Thread> who, int oneIn, long maxNanos) {
+        if (oneIn < 1 || maxNanos < 0) {
+            throw new IllegalArgumentException("perturbation needs oneIn >= 1 and maxNanos >= 0: " + oneIn + ", "
+                    + maxNanos);
+        }
+        this.pauseWho = Objects.requireNonNull(who, "who");
+        this.pauseOneIn = oneIn;
+        this.pauseNanos = maxNanos;
+    }
+
+    private void pauseBeforePersist() {
+        long max = pauseNanos;
+        if (max > 0 && !powerLost && pauseWho.test(Thread.currentThread())
+                && ThreadLocalRandom.current().nextInt(pauseOneIn) == 0) {
+            LockSupport.parkNanos(1 + ThreadLocalRandom.current().nextLong(max));
+        }
+    }
+
+    // Every store runs under this region's monitor: beforeStore tracks it, and persist must not copy half of it.
 
     @Override
     public synchronized void write(long offset, byte[] src, int srcOffset, int length) {

@@ -131,6 +131,7 @@ class SimulatedPmRegionTest {
     @Test
     void shouldPersistWholeCacheLines() {
         SimulatedPmRegion region = new SimulatedPmRegion("pm", SIZE);
+        assertEquals(null, region.failure());
         region.putLong(LINE + 8, 42);
         region.putInt(LINE + 56, 7);
         region.persist(LINE + 60, 1);
@@ -167,6 +168,7 @@ class SimulatedPmRegionTest {
         region.putLong(3 * LINE, 103);
         SimulatedPowerFailure f = assertThrows(SimulatedPowerFailure.class, () -> region.persist(3 * LINE, 8));
         assertEquals(3, f.persistPoint());
+        assertEquals(f, region.failure(), "the region remembers the failure and its code point");
         assertTrue(region.powerLost());
         assertEquals(3, region.persistCount());
         byte[] before = region.crashImage(new Random(1));
@@ -233,6 +235,23 @@ class SimulatedPmRegionTest {
             assertEquals(failAt, region.persistCount(), "seed " + seed);
             assertTrue(points.stream().allMatch(p -> p == failAt), () -> "persist points " + points + " (seed " + s
                     + ")");
+        }
+    }
+
+    @Test
+    void shouldStoreAndPersistAsUsualWhenPerturbed() {
+        SimulatedPmRegion region = new SimulatedPmRegion("pm", SIZE);
+        assertThrows(IllegalArgumentException.class, () -> region.perturbPersists(t -> true, 2, -1));
+        assertThrows(IllegalArgumentException.class, () -> region.perturbPersists(t -> true, 0, 10));
+        region.perturbPersists(t -> true, 2, TimeUnit.MICROSECONDS.toNanos(50));
+        for (int i = 0; i < 200; i++) {
+            region.putLong(i * WORD, i);
+            assertTrue(region.compareAndSetLong(i * WORD, i, i + 1));
+        }
+        region.persist(0, 200 * WORD);
+        byte[] image = region.crashImage(new Random(9));
+        for (int i = 0; i < 200; i++) {
+            assertEquals(i + 1, word(image, i * WORD), "word " + i);
         }
     }
 

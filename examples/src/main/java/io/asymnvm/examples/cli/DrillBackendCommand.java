@@ -1,0 +1,49 @@
+package io.asymnvm.examples.cli;
+
+import io.asymnvm.backend.BackendMain;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code asymnvm drill-backend} (hidden): {@code asymnvm backend} as a drill's child. The same {@link BackendMain}
+ * (LISTENING line, clean shutdown on SIGTERM), plus a watch on standard input: when it closes, the drill that
+ * started this process is gone, and the backend shuts down cleanly instead of outliving it.
+ */
+@Command(name = "drill-backend", hidden = true, description = "Backend of a drill (internal).")
+public final class DrillBackendCommand implements Callable<Integer> {
+    @Option(names = "--pm", required = true)
+    String pm;
+
+    @Option(names = "--port", required = true)
+    int port;
+
+    @Option(names = "--size", defaultValue = "256m")
+    String size;
+
+    @Override
+    public Integer call() {
+        Thread watch = new Thread(() -> {
+            try (InputStream in = System.in) {
+                while (in.read() >= 0) {
+                    // the drill writes nothing; wait for the end of the stream
+                }
+            } catch (IOException e) {
+                // the same as the end of the stream
+            }
+            System.exit(0); // runs BackendMain's shutdown hook: a clean close
+        }, "drill-backend-stdin");
+        watch.setDaemon(true);
+        watch.start();
+        CommandLine backend = new CommandLine(new BackendMain());
+        backend.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("asymnvm drill-backend: " + AsymNvmCli.oneLine(ex));
+            return 1;
+        });
+        return backend.execute("--pm", pm, "--port", Integer.toString(port), "--size", size);
+    }
+}

@@ -1,0 +1,498 @@
+package io.asymnvm.examples.drill;
+
+import io.asymnvm.backend.InspectReport;
+import io.asymnvm.backend.InspectTool;
+import io.asymnvm.examples.drill.CliProcess.Line;
+import io.asymnvm.examples.support.ScratchDirectory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A crash drill on real processes (issue 4, item 5): a backend JVM ({@code asymnvm drill-backend}) serving a PM
+ * file in a scratch directory on loopback, and a frontend worker JVM ({@code asymnvm drill-worker}, see
+ * {@link DrillWorker}) running bank transfers against it, both with this JVM's class path. The drill reads every
+ * line the worker prints and keeps a {@link BankOracle} of the acknowledged transfers.
+ *
+ * <p><b>Frontend kills.</b> Each iteration lets the worker acknowledge a seeded random number of transfers (0 to
+ * {@code maxAcks}), SIGKILLs it, reads whatever it printed before dying, starts a new worker (which recovers and
+ * prints its balances) and verifies them: equal to the oracle, or to the oracle plus the one transfer that had
+ * begun without an acknowledgement (it is then counted as committed). At the end the worker stops cleanly and a
+ * verify-only worker checks the bank once more.
+ *
+ * <p><b>Backend kills.</b> One worker runs throughout (its frontend reconnects by itself). Each iteration lets it
+ * acknowledge 1 to {@code maxAcks} more transfers, SIGKILLs the backend and restarts it on the same file and port.
+ * At the end the worker must acknowledge again (it reconnected), stops and closes cleanly, the backend is killed
+ * and restarted once more, and a verify-only worker reads the balances, which must equal the oracle.
+ *
+ * <p>One restart in {@value #EARLY_KILL_ONE_IN} is SIGKILLed again before it reports ready (after a random part of
+ * its usual start time), so kills also land in JVM start, attach and recovery itself, which must be idempotent.
+ * After every kill the PM file is checked with {@link InspectTool} (read-only, so also beside a running backend).
+ *
+ * <p>Every wait has the iteration's deadline; a child that misses it is killed by its PID and counted as a
+ * violation, and the drill ends. Only processes this drill started are ever signalled, and they exit by
+ * themselves when the drill's JVM dies (their standard input closes). The scratch directory is removed afterwards
+ * unless {@link Settings#keep()}.
+ */
+public final class Drill {
+    /** Which process the drill kills. */
+    public enum Target {
+        FRONTEND, BACKEND;
+
+        public String cliName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * What to run.
+     *
+     * @param maxAcks           most acknowledged transfers between two kills
+     * @param iterationSeconds  deadline of one iteration (start, transfers, kill, restart, recovery, check)
+     * @param pmSize            size of the backend's PM file (sparse, in a scratch directory)
+     * @param keep              keep the scratch directory (PM file, logs, a transcript of every child's output)
+     */
+    public record Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
+                           long iterationSeconds, String pmSize, boolean keep) {
+        public Settings {
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(pmSize, "pmSize");
+        }
+    }
+
+    static final int FRONTEND_ID = 0;
+    static final String HOST = "127.0.0.1";
+    static final long RECONNECT_TIMEOUT_MILLIS = 60_000;
+    static final int REDO_BATCH_TRANSACTIONS = 128;
+    static final long REDO_MAX_DELAY_MICROS = 100_000;
+    /** One restart in this many is killed again before it reports ready. */
+    static final int EARLY_KILL_ONE_IN = 4;
+    private static final long STOP_SECONDS = 20;
+
+    private final Settings settings;
+    private final Random random;
+    private final BankOracle oracle;
+    private final DrillReport report;
+    private final Path dir;
+    private final Path pm;
+    private final Path backendLog;
+    private final Path workerLog;
+    private final int port;
+    private final long iterationNanos;
+    private final List<CliProcess> children = new ArrayList<>();
+    private CliProcess backend;
+    private int incarnations;
+    /** The transfer a killed worker had begun without an acknowledgement, until a recovered bank resolves it. */
+    private Transfer inDoubt;
+    private double typicalWorkerStartMillis;
+    private double typicalBackendStartMillis;
+
+    private Drill(Settings settings) {
+        this.settings = settings;
+        this.random = new Random(settings.seed());
+        this.oracle = new BankOracle(settings.accounts(), settings.initialBalance());
+        this.report = new DrillReport(settings.target(), settings.seed(), settings.accounts(), settings.iterations());
+        this.iterationNanos = TimeUnit.SECONDS.toNanos(settings.iterationSeconds());
+        this.port = freePort();
+        this.dir = ScratchDirectory.create("asymnvm-drill-");
+        this.pm = dir.resolve("backend.pm");
+        this.backendLog = dir.resolve("backend.log");
+        this.workerLog = dir.resolve("worker.log");
+    }
+
+    /**
+     * Runs a drill; {@code onIteration} is called after each completed iteration (progress). Never throws for a
+     * failed check: every problem is a violation in the report.
+     */
+    public static DrillReport run(Settings settings, Runnable onIteration) {
+        Drill d = new Drill(settings);
+        Thread hook = new Thread(d::killChildren, "asymnvm-drill-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (settings.target() == Target.FRONTEND) {
+                d.frontendKills(onIteration);
+            } else {
+                d.backendKills(onIteration);
+            }
+        } catch (DrillFailure e) {
+            d.report.violation(e.getMessage());
+        } catch (RuntimeException e) {
+            d.report.violation("drill stopped by " + e);
+        } finally {
+            d.finish();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        if (settings.keep()) {
+            d.report.keptDirectory = d.dir.toString();
+        }
+        return d.report;
+    }
+
+    private void frontendKills(Runnable onIteration) {
+        startBackend();
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline());
+        for (int i = 1; i <= settings.iterations(); i++) {
+            long deadline = deadline();
+            worker.awaitAcks(random.nextInt(settings.maxAcks() + 1), deadline);
+            String when = String.format(Locale.ROOT, "iteration %d (worker pid %d SIGKILLed after %d acks)", i,
+                    worker.proc.pid(), worker.acks);
+            kill(worker, deadline, when);
+            long early = earlyKillNanos(typicalWorkerStartMillis);
+            worker = new Worker(false, when);
+            if (early > 0 && !worker.proc.outputWithin(early)) {
+                String again = when + ", then worker pid " + worker.proc.pid() + " SIGKILLed during its start";
+                kill(worker, deadline, again);
+                report.earlyKills++;
+                worker = new Worker(false, again);
+            }
+            worker.awaitStartup(deadline);
+            report.recovery(worker.recoveredMillis);
+            report.recoveredTransactions += worker.recoveredTransactions;
+            report.iterations++;
+            onIteration.run();
+        }
+        worker.stop(deadline());
+        verifyOnly("the clean close after the last iteration");
+    }
+
+    /**
+     * SIGKILLs a worker, takes in every line it printed before dying, and inspects the PM file. If the worker got
+     * as far as its balances (which were verified then), the transfer it had begun without an acknowledgement is
+     * now the one in doubt; otherwise the previous one stays in doubt.
+     */
+    private void kill(Worker worker, long deadline, String when) {
+        worker.proc.kill();
+        worker.drain(deadline);
+        if (worker.balances != null) {
+            inDoubt = worker.begun;
+        }
+        inspect(when);
+    }
+
+    private void backendKills(Runnable onIteration) {
+        startBackend();
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline());
+        for (int i = 1; i <= settings.iterations(); i++) {
+            long deadline = deadline();
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            backend.kill();
+            String when = String.format(Locale.ROOT, "iteration %d (backend pid %d SIGKILLed)", i, backend.pid());
+            inspect(when);
+            long early = earlyKillNanos(typicalBackendStartMillis);
+            if (early > 0) {
+                CliProcess p = spawnBackend();
+                if (!p.outputWithin(early)) {
+                    p.kill();
+                    report.earlyKills++;
+                    inspect(when + ", then the restarted backend (pid " + p.pid() + ") SIGKILLed during its start");
+                    p = spawnBackend();
+                }
+                report.recovery(awaitListening(p, deadline));
+            } else {
+                report.recovery(startBackend());
+            }
+            report.iterations++;
+            onIteration.run();
+        }
+        long deadline = deadline();
+        worker.awaitAcks(worker.acks + 1, deadline); // it reconnected after the last restart
+        worker.stop(deadline);
+        backend.kill(); // what the clean close left must survive a crash too
+        startBackend();
+        verifyOnly("the clean close and one more backend SIGKILL after the last iteration");
+    }
+
+    /**
+     * Runs {@link InspectTool} over the PM file after a kill: every CRC before the durable watermarks must hold
+     * and the slab table must be sane. Read-only, so it is safe beside the running backend of a frontend drill.
+     */
+    private void inspect(String when) {
+        report.inspections++;
+        try {
+            InspectReport r = InspectTool.inspect(pm);
+            for (String p : r.problems()) {
+                report.violation("inspect after " + when + ": " + p);
+            }
+        } catch (RuntimeException e) {
+            report.violation("inspect after " + when + " failed: " + e.getMessage());
+        }
+    }
+
+    /** A verify-only worker: recovers (there should be nothing left to do), reports balances, closes. */
+    private void verifyOnly(String when) {
+        long deadline = deadline();
+        Worker check = new Worker(true, when);
+        check.awaitStartup(deadline);
+        check.awaitClosed(deadline);
+    }
+
+    private Path transcript(String child) {
+        return settings.keep() ? dir.resolve(child + ".out") : null;
+    }
+
+    private long deadline() {
+        return System.nanoTime() + iterationNanos;
+    }
+
+    /**
+     * Compares the balances a recovered worker printed with the oracle (see {@link DrillReport}); the transfer in
+     * doubt is resolved by it.
+     */
+    private void verify(long[] observed, String when) {
+        report.verifications++;
+        BankOracle.Verdict v = oracle.check(observed, inDoubt);
+        switch (v.outcome()) {
+            case MATCH -> {
+                if (inDoubt != null) {
+                    report.inDoubtNotCommitted++;
+                }
+            }
+            case IN_DOUBT_COMMITTED -> report.inDoubtCommitted++;
+            case LOST -> {
+                report.lost++;
+                report.violation("lost: after " + when + " " + v.detail());
+            }
+            case PARTIAL -> {
+                report.partial++;
+                report.violation("partial: after " + when + " " + v.detail());
+            }
+            case WRONG_SIZE -> report.violation("after " + when + " " + v.detail());
+        }
+        inDoubt = null;
+    }
+
+    /** Starts (or restarts) the backend on the drill's file and port; returns spawn-to-LISTENING millis. */
+    private double startBackend() {
+        return awaitListening(spawnBackend(), deadline());
+    }
+
+    private CliProcess spawnBackend() {
+        CliProcess p = CliProcess.start("backend", List.of("drill-backend", "--pm", pm.toString(), "--port",
+                Integer.toString(port), "--size", settings.pmSize()), backendLog, transcript("backend"));
+        children.add(p);
+        backend = p;
+        return p;
+    }
+
+    private double awaitListening(CliProcess p, long deadline) {
+        while (true) {
+            Line l = p.nextLine(deadline);
+            if (l.eof()) {
+                throw new DrillFailure("backend (pid " + p.pid() + ") exited before serving" + p.logTail());
+            }
+            if (l.text().startsWith("LISTENING ")) {
+                double millis = p.nanosSinceStart() / 1e6;
+                typicalBackendStartMillis = millis;
+                return millis;
+            }
+        }
+    }
+
+    /**
+     * One time in {@value #EARLY_KILL_ONE_IN}: whether to SIGKILL a restarted process before it reports ready, and
+     * after how long (uniform up to twice its last start time), so kills also land in JVM start, attach and
+     * recovery itself (recovery must be idempotent). Returns 0 for no early kill.
+     */
+    private long earlyKillNanos(double typicalStartMillis) {
+        if (random.nextInt(EARLY_KILL_ONE_IN) != 0) {
+            return 0;
+        }
+        return 1 + (long) (random.nextDouble() * 2 * typicalStartMillis * 1e6);
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on loopback", e);
+        }
+    }
+
+    /** Stops the backend cleanly if it runs, kills anything else still alive, removes the scratch directory. */
+    private void finish() {
+        try {
+            if (backend != null && backend.alive()) {
+                try {
+                    int code = backend.stop(STOP_SECONDS);
+                    if (code != 0 && code != 128 + 15) {
+                        report.violation("backend (pid " + backend.pid() + ") exited with code " + code
+                                + " after SIGTERM" + backend.logTail());
+                    }
+                } catch (DrillFailure e) {
+                    report.violation(e.getMessage());
+                }
+            }
+        } finally {
+            killChildren();
+            if (!settings.keep()) {
+                ScratchDirectory.delete(dir);
+            }
+        }
+    }
+
+    private void killChildren() {
+        for (CliProcess c : children) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // best effort: keep killing the others
+            }
+        }
+    }
+
+    /** One worker incarnation: its process and what its lines said so far. */
+    private final class Worker {
+        final CliProcess proc;
+        /** What happened before this incarnation, for the verification of its balances. */
+        final String after;
+        /** The transfer announced by BEGIN and not yet answered by ACK or ABORT. */
+        Transfer begun;
+        long acks;
+        double recoveredMillis = -1;
+        long recoveredTransactions;
+        long[] balances;
+        boolean closed;
+
+        Worker(boolean verifyOnly, String after) {
+            this.after = after;
+            int n = ++incarnations;
+            List<String> args = new ArrayList<>(List.of("drill-worker", "--host", HOST, "--port",
+                    Integer.toString(port), "--frontend-id", Integer.toString(FRONTEND_ID), "--accounts",
+                    Integer.toString(settings.accounts()), "--initial-balance",
+                    Long.toString(settings.initialBalance()), "--seed", Long.toString(random.nextLong()),
+                    "--reconnect-timeout-ms", Long.toString(RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
+                    Integer.toString(REDO_BATCH_TRANSACTIONS), "--redo-delay-us",
+                    Long.toString(REDO_MAX_DELAY_MICROS)));
+            if (verifyOnly) {
+                args.add("--verify-only");
+            }
+            proc = CliProcess.start("worker " + n, args, workerLog, transcript("worker-" + n));
+            children.add(proc);
+        }
+
+        private Line next(long deadline) {
+            Line l = proc.nextLine(deadline);
+            if (l.eof()) {
+                throw new DrillFailure(proc.name() + " (pid " + proc.pid() + ") exited unexpectedly"
+                        + proc.logTail());
+            }
+            return l;
+        }
+
+        /** Reads RECOVERED and BALANCES (the balances are verified as they arrive). */
+        void awaitStartup(long deadline) {
+            while (balances == null) {
+                handle(next(deadline));
+            }
+        }
+
+        /** Handles lines until the worker has acknowledged {@code target} transfers. */
+        void awaitAcks(long target, long deadline) {
+            while (acks < target) {
+                handle(next(deadline));
+            }
+        }
+
+        /** After a SIGKILL: handles every complete line the worker printed before it died. */
+        void drain(long deadline) {
+            for (Line l = proc.nextLine(deadline); !l.eof(); l = proc.nextLine(deadline)) {
+                if (!l.partial()) {
+                    handle(l);
+                }
+            }
+        }
+
+        /** STOP, then the rest of its lines up to CLOSED, then exit code 0. */
+        void stop(long deadline) {
+            proc.send(WorkerProtocol.STOP);
+            awaitClosed(deadline);
+        }
+
+        void awaitClosed(long deadline) {
+            while (!closed) {
+                handle(next(deadline));
+            }
+            int code = proc.awaitExit(deadline);
+            if (code != 0) {
+                throw new DrillFailure(proc.name() + " exited with code " + code + " after closing" + proc.logTail());
+            }
+        }
+
+        private void handle(Line l) {
+            String[] f = l.text().strip().split(" ");
+            boolean started = balances != null;
+            switch (f[0]) {
+                case WorkerProtocol.RECOVERED -> {
+                    expect(recoveredMillis < 0 && f.length == 3, l);
+                    recoveredMillis = Double.parseDouble(f[1]);
+                    recoveredTransactions = Long.parseLong(f[2]);
+                    typicalWorkerStartMillis = proc.nanosSinceStart() / 1e6;
+                }
+                case WorkerProtocol.BALANCES -> {
+                    expect(recoveredMillis >= 0 && !started, l);
+                    balances = Arrays.stream(f, 1, f.length).mapToLong(Long::parseLong).toArray();
+                    verify(balances, after);
+                }
+                case WorkerProtocol.BEGIN -> {
+                    expect(started && begun == null && f.length == 5, l);
+                    begun = new Transfer(Long.parseLong(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
+                            Long.parseLong(f[4]));
+                }
+                case WorkerProtocol.ACK -> {
+                    Transfer t = answered(f, l);
+                    if (!oracle.commits(t)) {
+                        report.violation(proc.name() + ": " + t + " was acknowledged, but the oracle balance of "
+                                + "account " + t.from() + " is " + oracle.balances()[t.from()]);
+                    }
+                    oracle.apply(t);
+                    report.acknowledged++;
+                    acks++;
+                }
+                case WorkerProtocol.ABORT -> {
+                    Transfer t = answered(f, l);
+                    if (oracle.commits(t)) {
+                        report.violation(proc.name() + ": " + t + " aborted for insufficient funds, but the oracle "
+                                + "balance of account " + t.from() + " is " + oracle.balances()[t.from()]);
+                    }
+                    report.aborted++;
+                }
+                case WorkerProtocol.CLOSED -> {
+                    expect(started, l);
+                    closed = true;
+                }
+                case WorkerProtocol.ERROR -> throw new DrillFailure(proc.name() + " failed: " + l.text()
+                        + proc.logTail());
+                default -> expect(false, l);
+            }
+        }
+
+        private void expect(boolean ok, Line l) {
+            if (!ok) {
+                throw new DrillFailure(proc.name() + " printed '" + l.text() + "' out of order (open transfer: "
+                        + begun + ")");
+            }
+        }
+
+        private Transfer answered(String[] f, Line l) {
+            Transfer t = begun;
+            expect(t != null && f.length == 2 && Long.parseLong(f[1]) == t.seq(), l);
+            begun = null;
+            return t;
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.asymnvm.examples.drill;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The outcome of a drill. Counters are filled by {@link Drill} as it goes.
+ *
+ * <ul>
+ *   <li>{@code acknowledged}: transfers whose call returned (ACK); {@code aborted}: refused for insufficient
+ *       funds; {@code inDoubtCommitted} / {@code inDoubtNotCommitted}: the one transfer a killed worker had begun
+ *       but not acknowledged, found applied / not applied after recovery (both are correct outcomes).</li>
+ *   <li>{@code verifications}: times the bank was read back after a recovery and compared with the oracle.
+ *       {@code lost}: verifications whose balances differ from the oracle (and from the oracle plus the in-doubt
+ *       transfer) while the total is intact: acknowledged transfers are missing. {@code partial}: verifications
+ *       whose total changed: part of a transfer is visible. {@code inspections}: {@code asymnvm inspect} runs
+ *       over the PM file after each kill (its problems are violations). {@code earlyKills}: restarted processes
+ *       killed again before they reported ready (during JVM start, attach or recovery).</li>
+ *   <li>{@code violations}: every failed check, one message each: lost and partial verifications, outcomes the
+ *       oracle did not predict, children that hung past the iteration deadline, died or reported errors.</li>
+ *   <li>recovery times: per iteration, the restarted worker's open + recover time (frontend kills) or the
+ *       restarted backend's spawn-to-LISTENING time, JVM start included (backend kills).</li>
+ * </ul>
+ */
+public final class DrillReport {
+    private final Drill.Target target;
+    private final long seed;
+    private final int accounts;
+    private final int plannedIterations;
+    int iterations;
+    long acknowledged;
+    long aborted;
+    long inDoubtCommitted;
+    long inDoubtNotCommitted;
+    long verifications;
+    long inspections;
+    long earlyKills;
+    long lost;
+    long partial;
+    long recoveredTransactions;
+    final List<String> violations = new ArrayList<>();
+    /** The scratch directory when it was kept, else null. */
+    String keptDirectory;
+    private final List<Double> recoveryMillis = new ArrayList<>();
+
+    DrillReport(Drill.Target target, long seed, int accounts, int plannedIterations) {
+        this.target = target;
+        this.seed = seed;
+        this.accounts = accounts;
+        this.plannedIterations = plannedIterations;
+    }
+
+    void recovery(double millis) {
+        recoveryMillis.add(millis);
+    }
+
+    void violation(String message) {
+        violations.add(message);
+    }
+
+    public int iterations() {
+        return iterations;
+    }
+
+    public long acknowledged() {
+        return acknowledged;
+    }
+
+    public long lost() {
+        return lost;
+    }
+
+    public long partial() {
+        return partial;
+    }
+
+    /** The kept scratch directory, or null. */
+    public String keptDirectory() {
+        return keptDirectory;
+    }
+
+    public List<String> violations() {
+        return List.copyOf(violations);
+    }
+
+    public boolean passed() {
+        return violations.isEmpty() && iterations == plannedIterations;
+    }
+
+    /** Median recovery time (nearest rank), 0 without samples. */
+    public double recoveryMillisP50() {
+        if (recoveryMillis.isEmpty()) {
+            return 0;
+        }
+        double[] sorted = recoveryMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted[(sorted.length + 1) / 2 - 1];
+    }
+
+    public double recoveryMillisMax() {
+        return recoveryMillis.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    }
+
+    /** One flat JSON object: the keys first, then details. */
+    public String toJson() {
+        return String.format(Locale.ROOT, "{\"iterations\":%d,\"acknowledged\":%d,\"lost\":%d,\"partial\":%d,"
+                        + "\"violations\":%d,\"recovery_ms_p50\":%.3f,\"recovery_ms_max\":%.3f,\"verifications\":%d,"
+                        + "\"aborted\":%d,\"in_doubt_committed\":%d,\"in_doubt_not_committed\":%d,"
+                        + "\"recovered_transactions\":%d,\"inspections\":%d,\"early_kills\":%d,\"seed\":%d}",
+                iterations, acknowledged, lost, partial, violations.size(), recoveryMillisP50(), recoveryMillisMax(),
+                verifications, aborted, inDoubtCommitted, inDoubtNotCommitted, recoveredTransactions, inspections,
+                earlyKills, seed);
+    }
+
+    /** The summary for people; violations listed (at most {@code maxListed}). */
+    public String toText(int maxListed) {
+        StringBuilder b = new StringBuilder();
+        String what = target == Drill.Target.FRONTEND ? "worker open + recover" : "backend spawn to LISTENING";
+        b.append(String.format(Locale.ROOT, "drill: SIGKILL %s, %d of %d iterations, seed %d, bank of %d accounts%n",
+                target.cliName(), iterations, plannedIterations, seed, accounts));
+        b.append(String.format(Locale.ROOT, "  transfers: %,d acknowledged, %,d aborted (insufficient funds); "
+                + "in doubt at a kill: %d found committed, %d not%n", acknowledged, aborted, inDoubtCommitted,
+                inDoubtNotCommitted));
+        b.append(String.format(Locale.ROOT, "  verifications: %d, lost %d, partial %d; PM file inspected after %d "
+                + "kills (%d of them of a restarted process before it was ready)%n", verifications, lost, partial,
+                inspections, earlyKills));
+        b.append(String.format(Locale.ROOT, "  recovery (%s): p50 %.1f ms, max %.1f ms over %d restarts%s%n", what,
+                recoveryMillisP50(), recoveryMillisMax(), recoveryMillis.size(),
+                target == Drill.Target.FRONTEND ? String.format(Locale.ROOT, "; %,d transactions re-executed",
+                        recoveredTransactions) : ""));
+        b.append(String.format(Locale.ROOT, "  violations: %d%n", violations.size()));
+        violations.stream().limit(maxListed).forEach(v -> b.append("    ").append(v.replace("\n", "\n    "))
+                .append('\n'));
+        if (violations.size() > maxListed) {
+            b.append(String.format(Locale.ROOT, "    ... and %d more%n", violations.size() - maxListed));
+        }
+        if (keptDirectory != null) {
+            b.append("  kept ").append(keptDirectory).append(" (PM file, logs, transcripts of every child's output)\n");
+        }
+        b.append(passed() ? "drill: PASSED" : "drill: FAILED").append('\n');
+        return b.toString();
+    }
+
+    @Override
+    public String toString() {
+        return toJson() + " " + Arrays.toString(violations.toArray());
+    }
+}

@@ -1,0 +1,207 @@
+package io.asymnvm.examples.mapbench;
+
+import io.asymnvm.examples.kv.LoadPattern;
+import org.HdrHistogram.Histogram;
+
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+
+/**
+ * The YCSB-style driver, the same for a persistent structure and its volatile baseline: a load phase inserting
+ * keys {@code 0..keys-1} in batches, then {@code threads} threads running {@code ops} operations between them,
+ * each a read (with the workload's probability) or an update of a zipfian-chosen key, timed one by one.
+ *
+ * <p>Keys are {@code "user" + i}; load values are {@link LoadPattern#value} padded or cut to the value size;
+ * updates write one of {@value #UPDATE_VALUES} fixed values. Every read must find a value (updates never
+ * remove), so a read that finds none is counted as {@code missing}, a correctness failure. Each thread draws from
+ * its own {@link SplittableRandom} seeded from the run's seed and its index, so a run's operation sequence is
+ * reproducible (its interleaving is not).
+ */
+final class MapBenchDriver {
+    static final int UPDATE_VALUES = 256;
+
+    private final String[] keys;
+    private final int valueBytes;
+    private final String[] updateValues;
+
+    MapBenchDriver(int keyCount, int valueBytes) {
+        if (keyCount < 1) {
+            throw new IllegalArgumentException("key count must be positive: " + keyCount);
+        }
+        this.valueBytes = valueBytes;
+        this.keys = new String[keyCount];
+        for (int i = 0; i < keyCount; i++) {
+            keys[i] = "user" + i;
+        }
+        this.updateValues = new String[UPDATE_VALUES];
+        for (int i = 0; i < UPDATE_VALUES; i++) {
+            updateValues[i] = sized("update-" + i + "-");
+        }
+    }
+
+    int keyCount() {
+        return keys.length;
+    }
+
+    String key(int i) {
+        return keys[i];
+    }
+
+    /** The value key {@code i} is loaded with. */
+    String loadValue(int i) {
+        return sized(LoadPattern.value(i) + "-");
+    }
+
+    private String sized(String prefix) {
+        if (prefix.length() >= valueBytes) {
+            return prefix.substring(0, valueBytes);
+        }
+        StringBuilder b = new StringBuilder(valueBytes).append(prefix);
+        while (b.length() < valueBytes) {
+            b.append((char) ('a' + b.length() % 26));
+        }
+        return b.toString();
+    }
+
+    /** Inserts every key, {@code batch} per call; reports progress in keys. Returns the nanoseconds it took. */
+    long load(MapTarget target, int batch, LongConsumer progress) {
+        long start = System.nanoTime();
+        for (int from = 0; from < keys.length; from += batch) {
+            int n = Math.min(batch, keys.length - from);
+            String[] k = new String[n];
+            String[] v = new String[n];
+            for (int i = 0; i < n; i++) {
+                k[i] = keys[from + i];
+                v[i] = loadValue(from + i);
+            }
+            target.insertAll(k, v);
+            progress.accept(n);
+        }
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * Runs {@code ops} operations over {@code threads} threads (the first {@code ops % threads} threads run one
+     * more). Throughput is measured from the common start to the last thread's end.
+     */
+    MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
+                      long seed, LongConsumer progress) {
+        Objects.requireNonNull(target, "target");
+        if (keyChooser.items() != keys.length) {
+            throw new IllegalArgumentException("zipfian over " + keyChooser.items() + " items, " + keys.length
+                    + " keys");
+        }
+        Worker[] workers = new Worker[threads];
+        Thread[] running = new Thread[threads];
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < threads; t++) {
+            long share = ops / threads + (t < ops % threads ? 1 : 0);
+            workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
+                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress);
+        }
+        for (int t = 0; t < threads; t++) {
+            Worker w = workers[t];
+            running[t] = new Thread(() -> {
+                try {
+                    w.run();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    go.countDown();
+                }
+            }, "bench-map-" + t);
+            running[t].start();
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        Histogram latency = new Histogram(3);
+        long reads = 0;
+        long updates = 0;
+        long missing = 0;
+        long end = start;
+        for (int t = 0; t < threads; t++) {
+            try {
+                running[t].join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the benchmark threads", e);
+            }
+            Worker w = workers[t];
+            latency.add(w.latency);
+            reads += w.reads;
+            updates += w.updates;
+            missing += w.missing;
+            end = Math.max(end, w.end);
+        }
+        Throwable f = failure.get();
+        if (f instanceof RuntimeException re) {
+            throw re;
+        }
+        if (f instanceof Error err) {
+            throw err;
+        }
+        if (f != null) {
+            throw new IllegalStateException(f);
+        }
+        return new MapBenchPhase(target.name(), reads, updates, missing, end - start, latency);
+    }
+
+    /** One benchmark thread. */
+    private final class Worker {
+        private static final int PROGRESS_EVERY = 1024;
+        final Histogram latency = new Histogram(3);
+        private final MapTarget target;
+        private final double readProportion;
+        private final ZipfianGenerator keyChooser;
+        private final long ops;
+        private final SplittableRandom random;
+        private final CountDownLatch go;
+        private final LongConsumer progress;
+        long reads;
+        long updates;
+        long missing;
+        long end;
+
+        Worker(MapTarget target, double readProportion, ZipfianGenerator keyChooser, long ops,
+               SplittableRandom random, CountDownLatch go, LongConsumer progress) {
+            this.target = target;
+            this.readProportion = readProportion;
+            this.keyChooser = keyChooser;
+            this.ops = ops;
+            this.random = random;
+            this.go = go;
+            this.progress = progress;
+        }
+
+        void run() throws InterruptedException {
+            go.await();
+            for (long i = 0; i < ops; i++) {
+                String key = keys[(int) keyChooser.nextScrambled(random)];
+                boolean read = random.nextDouble() < readProportion;
+                String value = read ? null : updateValues[random.nextInt(UPDATE_VALUES)];
+                long t0 = System.nanoTime();
+                if (read) {
+                    if (target.read(key) == null) {
+                        missing++;
+                    }
+                } else {
+                    target.update(key, value);
+                }
+                latency.recordValue(System.nanoTime() - t0);
+                if (read) {
+                    reads++;
+                } else {
+                    updates++;
+                }
+                if ((i + 1) % PROGRESS_EVERY == 0) {
+                    progress.accept(PROGRESS_EVERY);
+                }
+            }
+            progress.accept(ops % PROGRESS_EVERY);
+            end = System.nanoTime();
+        }
+    }
+}

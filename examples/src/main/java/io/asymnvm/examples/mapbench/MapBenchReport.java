@@ -1,0 +1,79 @@
+package io.asymnvm.examples.mapbench;
+
+import io.asymnvm.frontend.tx.EngineStats;
+
+import java.util.Locale;
+
+/**
+ * What one {@code bench map} run measured: the load and the measured phase of the persistent structure, the same
+ * of its volatile baseline, and what the frontend engine did during the structure's measured phase.
+ */
+public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats loadDelta,
+                             MapBenchPhase structure,
+                             long baselineLoadNanos, MapBenchPhase baseline, EngineStats engineDelta) {
+
+    public double opsPerSecond() {
+        return structure.opsPerSecond();
+    }
+
+    public double baselineOpsPerSecond() {
+        return baseline.opsPerSecond();
+    }
+
+    /** Structure throughput over baseline throughput. */
+    public double ratio() {
+        double b = baselineOpsPerSecond();
+        return b == 0 ? Double.NaN : opsPerSecond() / b;
+    }
+
+    /** Reads that found no value (in either target): a correctness failure. */
+    public long missing() {
+        return structure.missing() + baseline.missing();
+    }
+
+    /** One JSON object, keys in a fixed order, every value a number. */
+    public String toJson() {
+        return String.format(Locale.ROOT, "{\"ops_per_s\":%.1f,\"p50_us\":%.3f,\"p99_us\":%.3f,"
+                        + "\"baseline_ops_per_s\":%.1f,\"ratio\":%.5f}",
+                opsPerSecond(), structure.p50Micros(), structure.p99Micros(), baselineOpsPerSecond(), ratio());
+    }
+
+    /** A few aligned lines for people. */
+    public String toText() {
+        MapBenchConfig c = config;
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "map benchmark: %s over the %s fabric, workload %s, zipfian theta %.2f%n",
+                c.structure().displayName(), c.fabric().cliName(), c.workload().describe(), c.theta()));
+        b.append(String.format(Locale.ROOT, "  %,d keys of %d-byte values, %,d ops (+%,d warm-up) on %d thread%s, "
+                        + "seed %d, PM %d MiB, page cache %d MiB%n", c.keys(), c.valueBytes(), c.ops(),
+                c.warmupOps(), c.threads(), c.threads() == 1 ? "" : "s", c.seed(), c.pmBytes() >> 20,
+                c.cacheBytes() >> 20));
+        b.append(String.format(Locale.ROOT, "  load %-18s %8.2f s  %,12.0f keys/s (%d per transaction)%n",
+                structure.target(), loadNanos / 1e9, c.keys() * 1e9 / Math.max(1, loadNanos), c.loadBatch()));
+        b.append(engine("load", loadDelta));
+        b.append(String.format(Locale.ROOT, "  load %-18s %8.2f s  %,12.0f keys/s%n",
+                baseline.target(), baselineLoadNanos / 1e9, c.keys() * 1e9 / Math.max(1, baselineLoadNanos)));
+        b.append(phase(structure));
+        b.append(phase(baseline));
+        b.append(String.format(Locale.ROOT, "  ratio (structure / baseline ops/s)  %.5f%n", ratio()));
+        b.append(engine("run ", engineDelta));
+        if (missing() > 0) {
+            b.append(String.format(Locale.ROOT, "  FAILED: %,d reads found no value (%s %,d, %s %,d)%n", missing(),
+                    structure.target(), structure.missing(), baseline.target(), baseline.missing()));
+        }
+        return b.toString();
+    }
+
+    private static String engine(String phase, EngineStats e) {
+        return String.format(Locale.ROOT, "       frontend during the %s %,d commits, %.3f round trips per commit, "
+                        + "%,d re-executions, %,d page fetches, %,d redo batches%n", phase + ":", e.commits(),
+                e.commits() == 0 ? 0.0 : e.commitRoundTrips() / (double) e.commits(), e.retries(),
+                e.fetchRoundTrips(), e.redoBatches());
+    }
+
+    private static String phase(MapBenchPhase p) {
+        return String.format(Locale.ROOT, "  run  %-18s %8.2f s  %,12.0f ops/s   p50 %9.2f us   p99 %9.2f us   "
+                        + "(%,d reads, %,d updates)%n", p.target(), p.nanos() / 1e9, p.opsPerSecond(), p.p50Micros(),
+                p.p99Micros(), p.reads(), p.updates());
+    }
+}

@@ -1,0 +1,69 @@
+package io.asymnvm.examples.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(60)
+class MapBenchCommandTest {
+    private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio");
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int execute(String... args) {
+        CommandLine cl = new CommandLine(new AsymNvmCli());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"btree, local, a", "hash, local, a", "btree, local, c", "hash, tcp, b"})
+    void shouldPrintOneJsonObjectWithTheFiveKeys(String structure, String fabric, String workload) {
+        int keys = fabric.equals("tcp") ? 500 : 2000;
+        int code = execute("bench", "map", "--structure", structure, "--fabric", fabric, "--keys", "" + keys,
+                "--ops", "" + keys, "--workload", workload, "--threads", "2", "--json", "--no-progress");
+        assertEquals(0, code, err.toString());
+        String json = out.toString().strip();
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(json);
+        assertEquals(KEYS, List.copyOf(v.keySet()), json);
+        assertTrue(v.get("ops_per_s") > 0 && v.get("baseline_ops_per_s") > 0, json);
+        assertTrue(v.get("p50_us") > 0 && v.get("p99_us") >= v.get("p50_us"), json);
+        assertEquals(v.get("ops_per_s") / v.get("baseline_ops_per_s"), v.get("ratio"), 1e-3 * v.get("ratio"), json);
+    }
+
+    @Test
+    void textShouldNameBothTargetsAndTheRatio() {
+        int code = execute("bench", "map", "--structure", "hash", "--keys", "1000", "--ops", "1000", "--workload",
+                "b", "--no-progress");
+        assertEquals(0, code, err.toString());
+        String text = out.toString();
+        assertTrue(text.contains("hash map over the local fabric") && text.contains("ConcurrentHashMap")
+                && text.contains("ratio") && text.contains("95% read"), text);
+    }
+
+    @Test
+    void badOptionValuesShouldBeUsageErrors() {
+        assertEquals(2, execute("bench", "map", "--keys", "10"));
+        assertEquals(2, execute("bench", "map", "--structure", "list"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--workload", "d"));
+        assertTrue(err.toString().contains("a, b, c"), err.toString());
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--fabric", "rdma"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--keys", "0"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--threads", "0"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--theta", "1.5"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--pm-size", "lots"));
+        assertEquals("", out.toString());
+    }
+}

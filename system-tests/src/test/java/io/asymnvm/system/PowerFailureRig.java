@@ -1,0 +1,456 @@
+package io.asymnvm.system;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.BackendNode;
+import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.recovery.crash.SimulatedPmRegion;
+import io.asymnvm.recovery.crash.SimulatedPowerFailure;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The bank workload run over simulated PM with the power cut at a chosen persist call, and the recovery checks
+ * of DESIGN §2: every acknowledged transfer present, nothing partial (the total is constant), recovery
+ * idempotent.
+ *
+ * <p>A run's worker thread formats a {@link SimulatedPmRegion}, starts a backend node over it, creates the
+ * accounts and waits until they are applied; then it arms {@code failAtPersist(base + k)}, runs the same seeded
+ * transfers (SYNC commits) and closes cleanly ({@link #runFromFormat} arms the failure before formatting
+ * instead, so that it can hit formatting, attach, the slab grant and the creation). The worker knows which
+ * transfers were acknowledged (their call returned) and the one in flight. As soon as the region reports the
+ * power failure, wherever it surfaced (the worker, the frontend's agent, the replayer), the frontend is crashed
+ * and the node torn down: both can only throw now, nothing more reaches the media. A crash image of the region
+ * then plays the media after the failure. The persist count {@code k} is counted from the arming, across all
+ * threads, so the code point it lands on varies with thread timing between runs; the checks do not depend on
+ * where it landed. Runs with an odd crash point, and power cuts during recovery, perturb the timing: the
+ * replayer (or, for every other odd point, the frontend's threads) pauses before each persist, so that the
+ * other side acts on what it stored, visible but not yet durable.
+ *
+ * <p>Small geometry on purpose (8 MiB image, 16 KiB rings or one page, 64 KiB slabs): the rings wrap and the
+ * replayer advances its checkpoint many times within a few hundred transfers, and copying the image is cheap.
+ */
+final class PowerFailureRig {
+    static final int ACCOUNTS = 8;
+    static final long INITIAL = 1_000_000;
+    static final int PM_SIZE = 8 << 20;
+    /** Default ring capacity: a lap every ~150 transfers. */
+    static final long RING = 16 << 10;
+    private static final long PHASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /** One transfer of the plan. */
+    record Transfer(int from, int to, long amount) {
+        void applyTo(long[] balances) {
+            balances[from] -= amount;
+            balances[to] += amount;
+        }
+    }
+
+    /**
+     * What one run did: whether power was lost and after how many persists since arming, whether the creation of
+     * the accounts was acknowledged, the oracle of the acknowledged transfers, the transfer in flight (or null),
+     * and how often the rings wrapped.
+     */
+    record Run(long crashPoint, boolean powerLost, long persists, boolean created, long[] oracle, int acknowledged,
+               Transfer inFlight, SimulatedPmRegion region, long semLaps, long redoLaps, String unexpected) {
+
+        /** Where the power failed (thread and code point), for violation reports. */
+        String site() {
+            return siteOf(region);
+        }
+    }
+
+    private record Frontend(AsymNvm nvm, Accounts accounts, Ledger ledger) {
+    }
+
+    private final BackendConfiguration config;
+    private final FrontendOptions options;
+    private final long seed;
+    private final long ring;
+    private final long pauseNanos;
+    private final List<Transfer> plan = new ArrayList<>();
+
+    PowerFailureRig(Path dir, long seed, int transfers) {
+        this(dir, seed, transfers, RING);
+    }
+
+    /** {@code ring}: capacity of both rings; one page makes the frontend wait for ring space all the time. */
+    PowerFailureRig(Path dir, long seed, int transfers, long ring) {
+        this.seed = seed;
+        this.ring = ring;
+        this.pauseNanos = TimeUnit.MICROSECONDS.toNanos(300);
+        this.config = BackendConfiguration.builder(dir.resolve("simulated.pm")).size(PM_SIZE).maxFrontends(2)
+                .semRingCapacity(ring).redoRingCapacity(ring).slabSize(64 << 10).conclude();
+        // frequent polls of the checkpoint: more chances to act on what the replayer just stored
+        this.options = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100).conclude();
+        Random random = new Random(seed);
+        for (int i = 0; i < transfers; i++) {
+            plan.add(new Transfer(random.nextInt(ACCOUNTS), random.nextInt(ACCOUNTS), 1 + random.nextInt(1000)));
+        }
+    }
+
+    long seed() {
+        return seed;
+    }
+
+    static long[] initialBalances() {
+        long[] b = new long[ACCOUNTS];
+        Arrays.fill(b, INITIAL);
+        return b;
+    }
+
+    /**
+     * Runs the workload with the power cut at persist {@code crashPoint} counted from the moment the accounts
+     * are created and applied; {@code crashPoint < 0} runs it to the end (the dry run).
+     */
+    Run run(long crashPoint) {
+        return run(crashPoint, false);
+    }
+
+    /**
+     * Runs the workload with the power cut at persist {@code crashPoint} counted from the blank region: the
+     * failure may hit formatting, attach, the slab grant or the creation of the accounts.
+     */
+    Run runFromFormat(long crashPoint) {
+        return run(crashPoint, true);
+    }
+
+    private Run run(long crashPoint, boolean fromFormat) {
+        SimulatedPmRegion region = new SimulatedPmRegion("simulated PM (seed " + seed + ", crash point "
+                + crashPoint + (fromFormat ? " from format" : "") + ")", PM_SIZE);
+        if (fromFormat && crashPoint >= 0) {
+            region.failAtPersist(crashPoint);
+        }
+        if ((crashPoint & 3) == 1) {
+            region.perturbPersists(PowerFailureRig::isReplayer, 1, pauseNanos);
+        } else if ((crashPoint & 3) == 3) {
+            region.perturbPersists(t -> !isReplayer(t), 1, pauseNanos);
+        }
+        AtomicReference<BackendNode> node = new AtomicReference<>();
+        AtomicReference<Frontend> fe = new AtomicReference<>();
+        long[] oracle = initialBalances();
+        long[] base = {0};
+        AtomicBoolean created = new AtomicBoolean();
+        AtomicReference<Transfer> inFlight = new AtomicReference<>();
+        AtomicInteger acknowledged = new AtomicInteger();
+        AtomicReference<String> unexpected = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                node.set(BackendNode.start(config, region));
+                fe.set(open(node.get()));
+                Frontend f = fe.get();
+                f.accounts().create(ACCOUNTS, INITIAL);
+                created.set(true);
+                f.nvm().sync();
+                synchronized (region) { // no persist can slip in between reading the count and arming
+                    base[0] = region.persistCount();
+                    if (!fromFormat && crashPoint >= 0) {
+                        region.failAtPersist(base[0] + crashPoint);
+                    }
+                }
+                for (Transfer t : plan) {
+                    inFlight.set(t);
+                    f.accounts().transfer(t.from(), t.to(), t.amount());
+                    t.applyTo(oracle);
+                    acknowledged.incrementAndGet();
+                    inFlight.set(null);
+                }
+                f.nvm().close();
+                node.get().close();
+            } catch (Throwable t) {
+                if (!region.powerLost() && SimulatedPowerFailure.findIn(t) == null) {
+                    unexpected.set("workload failed without a power failure: " + describe(t));
+                }
+            }
+        }, "bank-worker-" + crashPoint);
+        worker.start();
+        if (!awaitUntil(() -> !worker.isAlive() || region.powerLost())) {
+            unexpected.set("workload hung: " + stackOf(worker));
+        }
+        // the frontend dies with the power here (one simulated machine); after a clean run both are closed already
+        crashQuietly(fe.get());
+        closeQuietly(node.get());
+        if (!join(worker)) {
+            unexpected.set("worker did not stop after the power failure: " + stackOf(worker));
+            worker.interrupt();
+        }
+        crashQuietly(fe.get());
+        closeQuietly(node.get());
+        long semLaps = 0;
+        long redoLaps = 0;
+        if (node.get() != null) {
+            semLaps = node.get().frontendLog(0).checkpoint().semHead() / ring;
+            redoLaps = node.get().frontendLog(0).checkpoint().redoHead() / ring;
+        }
+        long persists = region.persistCount() - (fromFormat ? 0 : base[0]);
+        return new Run(crashPoint, region.powerLost(), persists, created.get(), oracle.clone(), acknowledged.get(),
+                inFlight.get(), region, semLaps, redoLaps, unexpected.get());
+    }
+
+    /**
+     * Recovers a crash image on a fresh node and checks the invariants against {@code run}; then crashes the
+     * recovered frontend without closing it, recovers again and requires the same balances, and commits one
+     * more transfer. Returns the recovered balances and the persist calls the first recovery made (node start
+     * through the first read), or null after recording a violation.
+     */
+    Recovered recover(byte[] image, Run run, String where, List<String> violations) {
+        SimulatedPmRegion region = new SimulatedPmRegion("recovered " + where, image.clone());
+        BackendNode node = null;
+        Frontend first = null;
+        Frontend second = null;
+        try {
+            node = BackendNode.start(config, region);
+            first = open(node);
+            first.nvm().recover();
+            long[] balances = first.ledger().balances();
+            long persists = region.persistCount();
+            String problem = check(balances, run);
+            if (problem != null) {
+                violations.add(where + ": " + problem);
+                return null;
+            }
+            first.nvm().crash();
+            first = null;
+            second = open(node);
+            second.nvm().recover();
+            long[] again = second.ledger().balances();
+            if (!Arrays.equals(balances, again)) {
+                violations.add(where + ": recovery is not idempotent: after the recovered frontend crashed, "
+                        + "recovery gave " + Arrays.toString(again) + ", the first recovery "
+                        + Arrays.toString(balances));
+                return null;
+            }
+            if (balances == null) { // the creation was never acknowledged and did not survive: nothing to move
+                second.nvm().close();
+                second = null;
+                return new Recovered(null, persists);
+            }
+            second.accounts().transfer(0, 1, 1);
+            long[] expected = balances.clone();
+            new Transfer(0, 1, 1).applyTo(expected);
+            long[] after = second.ledger().balances();
+            if (!Arrays.equals(expected, after)) {
+                violations.add(where + ": a transfer after recovery gave " + Arrays.toString(after) + ", expected "
+                        + Arrays.toString(expected));
+                return null;
+            }
+            second.nvm().close();
+            second = null;
+            return new Recovered(balances, persists);
+        } catch (Throwable t) {
+            violations.add(where + ": recovery failed: " + describe(t));
+            return null;
+        } finally {
+            crashQuietly(first);
+            crashQuietly(second);
+            if (node != null) {
+                closeQuietly(node);
+            }
+        }
+    }
+
+    /** Balances after recovering an image, and the persist calls that recovery made. */
+    record Recovered(long[] balances, long persists) {
+    }
+
+    /**
+     * Cuts the power again at persist call {@code point} of a recovery of {@code image} (node start, attach,
+     * re-execution, reads, clean close), recovers a crash image of that, and requires {@code expected}: the
+     * state an uninterrupted recovery of {@code image} reached. Returns whether power was lost during recovery.
+     */
+    boolean crashDuringRecovery(byte[] image, long point, long[] expected, Random imageRandom, String where,
+                                List<String> violations) {
+        SimulatedPmRegion region = new SimulatedPmRegion("recovering " + where, image.clone());
+        region.failAtPersist(point);
+        region.perturbPersists(PowerFailureRig::isReplayer, 1, pauseNanos);
+        AtomicReference<BackendNode> node = new AtomicReference<>();
+        AtomicReference<Frontend> fe = new AtomicReference<>();
+        AtomicReference<String> unexpected = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                node.set(BackendNode.start(config, region));
+                fe.set(open(node.get()));
+                fe.get().nvm().recover();
+                fe.get().ledger().balances();
+                fe.get().nvm().close();
+                node.get().close();
+            } catch (Throwable e) {
+                if (!region.powerLost() && SimulatedPowerFailure.findIn(e) == null) {
+                    unexpected.set("recovery failed without a power failure: " + describe(e));
+                }
+            }
+        }, "recovery-" + point);
+        t.start();
+        if (!awaitUntil(() -> !t.isAlive() || region.powerLost())) {
+            unexpected.set("recovery hung: " + stackOf(t));
+        }
+        crashQuietly(fe.get());
+        if (node.get() != null) {
+            closeQuietly(node.get());
+        }
+        if (!join(t)) {
+            unexpected.set("recovery did not stop after the power failure: " + stackOf(t));
+            t.interrupt();
+        }
+        crashQuietly(fe.get());
+        if (node.get() != null) {
+            closeQuietly(node.get());
+        }
+        String at = where + ", power cut at recovery persist " + point + " (" + siteOf(region) + ")";
+        if (unexpected.get() != null) {
+            violations.add(at + ": " + unexpected.get());
+            return region.powerLost();
+        }
+        byte[] second = region.crashImage(imageRandom);
+        SimulatedPmRegion again = new SimulatedPmRegion("recovered twice " + where, second);
+        BackendNode n = null;
+        Frontend f = null;
+        try {
+            n = BackendNode.start(config, again);
+            f = open(n);
+            f.nvm().recover();
+            long[] balances = f.ledger().balances();
+            if (!Arrays.equals(expected, balances)) {
+                violations.add(at + ": the second recovery gave "
+                        + Arrays.toString(balances) + ", an uninterrupted one " + Arrays.toString(expected));
+            }
+            f.nvm().close();
+            f = null;
+        } catch (Throwable e) {
+            violations.add(at + ": recovery failed: " + describe(e));
+        } finally {
+            crashQuietly(f);
+            if (n != null) {
+                closeQuietly(n);
+            }
+        }
+        return region.powerLost();
+    }
+
+    /** Null if {@code balances} is a state the run allows, else what is wrong. */
+    static String check(long[] balances, Run run) {
+        if (balances == null) {
+            return run.created() ? "the accounts are gone after recovery" : null;
+        }
+        long total = Arrays.stream(balances).sum();
+        if (total != ACCOUNTS * INITIAL) {
+            return "total " + total + " != " + ACCOUNTS * INITIAL + ": a partial transfer is visible; balances "
+                    + Arrays.toString(balances) + ", oracle of " + run.acknowledged() + " acknowledged transfers "
+                    + Arrays.toString(run.oracle()) + ", in flight " + run.inFlight();
+        }
+        if (Arrays.equals(balances, run.oracle())) {
+            return null;
+        }
+        if (run.inFlight() != null) {
+            long[] plus = run.oracle().clone();
+            run.inFlight().applyTo(plus);
+            if (Arrays.equals(balances, plus)) {
+                return null;
+            }
+        }
+        return "balances " + Arrays.toString(balances) + " match neither the " + run.acknowledged()
+                + " acknowledged transfers " + Arrays.toString(run.oracle()) + " nor them plus the transfer in flight "
+                + run.inFlight() + " (an acknowledged transfer was lost or one was applied twice)";
+    }
+
+    private static boolean isReplayer(Thread t) {
+        return t.getName().startsWith("asymnvm-replayer");
+    }
+
+    private Frontend open(BackendNode node) {
+        AsymNvm nvm = AsymNvm.open(node.localFabric(), 0, options);
+        try {
+            return new Frontend(nvm, nvm.transactional(Accounts.class, new Accounts.Impl()),
+                    nvm.transactional(Ledger.class, new Ledger.Impl()));
+        } catch (RuntimeException e) {
+            nvm.crash();
+            throw e;
+        }
+    }
+
+    private static void crashQuietly(Frontend f) {
+        if (f != null) {
+            f.nvm().crash();
+        }
+    }
+
+    /** Closes a node whose region may have lost power: a close that can only throw the power failure. */
+    private static void closeQuietly(BackendNode node) {
+        if (node == null) {
+            return;
+        }
+        try {
+            node.close();
+        } catch (SimulatedPowerFailure expected) {
+            // the node died with the power; its threads are stopped
+        }
+    }
+
+    private static boolean awaitUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + PHASE_TIMEOUT_NANOS;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
+        }
+        return true;
+    }
+
+    private static boolean join(Thread t) {
+        try {
+            t.join(TimeUnit.NANOSECONDS.toMillis(PHASE_TIMEOUT_NANOS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !t.isAlive();
+    }
+
+    static String describe(Throwable t) {
+        StringBuilder b = new StringBuilder(t.toString());
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            b.append(" <- ").append(c);
+        }
+        StackTraceElement[] st = t.getStackTrace();
+        for (int i = 0; i < Math.min(6, st.length); i++) {
+            b.append("\n      at ").append(st[i]);
+        }
+        return b.toString();
+    }
+
+    /** The thread and the code point (frames of this project) where a region lost power. */
+    static String siteOf(SimulatedPmRegion region) {
+        SimulatedPowerFailure f = region.failure();
+        if (f == null) {
+            return "power never failed";
+        }
+        StringBuilder b = new StringBuilder(f.getMessage().replaceFirst(".* in thread ", "thread "));
+        int shown = 0;
+        for (StackTraceElement e : f.getStackTrace()) {
+            if (e.getClassName().startsWith("io.asymnvm.") && !e.getClassName().startsWith("io.asymnvm.recovery.crash")
+                    && shown++ < 8) {
+                b.append(" < ").append(e.getClassName().replaceFirst(".*\\.", "")).append('.')
+                        .append(e.getMethodName()).append(':').append(e.getLineNumber());
+            }
+        }
+        return b.toString();
+    }
+
+    private static String stackOf(Thread t) {
+        StringBuilder b = new StringBuilder(t.getName());
+        for (StackTraceElement e : t.getStackTrace()) {
+            b.append("\n      at ").append(e);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,210 @@
+package io.asymnvm.system;
+
+import io.asymnvm.recovery.crash.SimulatedPowerFailure;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Simulated power failure at persist points of the bank workload (issue 4, item 3): a dry run counts the persist
+ * calls P of the workload; then the identical workload is rerun with the power cut at persist k for k sampled
+ * over [0, P) (every point when the budget allows, else evenly spread points plus random ones), and a crash image
+ * of each run is recovered on a fresh node and checked by {@link PowerFailureRig}: total constant, balances equal
+ * the acknowledged transfers or them plus the one in flight, recovery idempotent (a crash of the recovered
+ * frontend, and a second power cut during recovery, change nothing). Every violation is collected with its
+ * reproduction (workload seed, crash point, image seed, where the power failed) and reported together.
+ *
+ * <p>Three workloads: the default geometry (rings wrap about twice), one-page rings (the frontend waits for
+ * ring space all the time, so it reuses space as soon as the replayer releases it), and the power cut counted
+ * from the blank region (formatting, attach, slab grant, creating the accounts). The default build samples;
+ * the {@code slow} variant runs every persist point of several seeds with two or three images each, until
+ * 10,000 crash images were recovered. {@code -Dasymnvm.seed} and {@code -Dasymnvm.crashBudget} change the seed
+ * and the number of crash points of the default run.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class PowerFailureTest {
+    private static final long SEED = Long.getLong("asymnvm.seed", 20261122L);
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong dyingThreads = new AtomicLong();
+    private Thread.UncaughtExceptionHandler previousHandler;
+
+    /** Threads of a node or frontend that die with the power (replayer, agent) are expected: count, don't print. */
+    @BeforeEach
+    void quietPowerFailures() {
+        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            if (SimulatedPowerFailure.findIn(e) != null) {
+                dyingThreads.incrementAndGet();
+            } else if (previousHandler != null) {
+                previousHandler.uncaughtException(t, e);
+            } else {
+                System.err.println("Exception in thread \"" + t.getName() + "\"");
+                e.printStackTrace();
+            }
+        });
+    }
+
+    @AfterEach
+    void restoreHandler() {
+        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+    }
+
+    @Test
+    void shouldKeepEveryAcknowledgedTransferAcrossPowerFailures() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED, 300), false, Integer.getInteger("asymnvm.crashBudget", 200), 1);
+        e.report("default");
+        assertTrue(e.images >= 150, "explored only " + e.images + " crash states");
+    }
+
+    @Test
+    void shouldKeepEveryAcknowledgedTransferAcrossPowerFailuresUnderRingPressure() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED + 2, 150, 4096), false,
+                Integer.getInteger("asymnvm.crashBudget", 100), 1);
+        e.report("one-page rings");
+        assertTrue(e.images >= 50, "explored only " + e.images + " crash states");
+    }
+
+    @Test
+    void shouldRecoverFromPowerFailuresWhileFormattingAndCreating() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED + 1, 10), true, Integer.MAX_VALUE, 3);
+        e.report("from format");
+    }
+
+    @Test
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldKeepEveryAcknowledgedTransferAcrossTenThousandPowerFailures() {
+        Exploration e = new Exploration();
+        long seed = SEED;
+        while (e.images < 10_000) {
+            e.explore(new PowerFailureRig(dir, seed, 400), false, Integer.MAX_VALUE, 2);
+            e.explore(new PowerFailureRig(dir, seed + 1, 150, 4096), false, Integer.MAX_VALUE, 2);
+            e.explore(new PowerFailureRig(dir, seed + 2, 10), true, Integer.MAX_VALUE, 3);
+            seed += 7919;
+        }
+        e.report("slow");
+        assertTrue(e.images >= 10_000, "explored only " + e.images + " crash states");
+    }
+
+    /** Counters and violations of the crash states explored by one test. */
+    private final class Exploration {
+        final List<String> violations = new ArrayList<>();
+        long points;
+        long powerLost;
+        long images;
+        long inFlightKept;
+        long recoveryCrashes;
+        long start = System.nanoTime();
+        final List<String> dryRuns = new ArrayList<>();
+
+        /** Crash points sampled from the dry run's persist calls, counted after setup or from formatting. */
+        void explore(PowerFailureRig rig, boolean fromFormat, int budget, int imagesPerPoint) {
+            long seed = rig.seed();
+            PowerFailureRig.Run dry = fromFormat ? rig.runFromFormat(-1) : rig.run(-1);
+            assertNull(dry.unexpected(), "dry run (seed " + seed + ")");
+            assertFalse(dry.powerLost(), "dry run (seed " + seed + ")");
+            assertTrue(fromFormat || dry.semLaps() >= 1 && dry.redoLaps() >= 1, "the workload must wrap both rings "
+                    + "(seed " + seed + "): semantic laps " + dry.semLaps() + ", redo laps " + dry.redoLaps());
+            PowerFailureRig.Recovered clean = rig.recover(dry.region().durableImage(), dry, "dry run seed " + seed,
+                    violations);
+            if (clean != null) {
+                assertEquals(Arrays.toString(dry.oracle()), Arrays.toString(clean.balances()),
+                        "dry run after a clean close (seed " + seed + ")");
+            }
+            long p = dry.persists();
+            dryRuns.add("seed " + seed + (fromFormat ? " from format" : "") + ": " + p + " persist points, "
+                    + "semantic ring " + dry.semLaps() + " laps, redo ring " + dry.redoLaps() + " laps");
+            Random sampler = new Random(seed * 31 + 17);
+            for (long k : crashPoints(p, budget, sampler)) {
+                PowerFailureRig.Run run = fromFormat ? rig.runFromFormat(k) : rig.run(k);
+                points++;
+                if (run.unexpected() != null) {
+                    violations.add("seed " + seed + " crash point " + k + ": " + run.unexpected());
+                    continue;
+                }
+                if (run.powerLost()) {
+                    powerLost++;
+                }
+                for (int i = 0; i < imagesPerPoint; i++) {
+                    long imageSeed = seed + k + i * 1_000_000_007L;
+                    String where = "seed " + seed + " crash point " + k + (fromFormat ? " from format" : "")
+                            + " (image seed " + imageSeed + ", " + run.acknowledged() + " acknowledged, in flight "
+                            + run.inFlight() + "; power cut in " + run.site() + ")";
+                    byte[] image = run.region().crashImage(new Random(imageSeed));
+                    images++;
+                    PowerFailureRig.Recovered r = rig.recover(image, run, where, violations);
+                    if (r == null) {
+                        continue;
+                    }
+                    if (r.balances() != null && !Arrays.equals(r.balances(), run.oracle())) {
+                        inFlightKept++;
+                    }
+                    long recoveryPoint = sampler.nextLong(Math.max(1, r.persists()));
+                    if (rig.crashDuringRecovery(image, recoveryPoint, r.balances(), new Random(~imageSeed), where,
+                            violations)) {
+                        recoveryCrashes++;
+                    }
+                }
+            }
+        }
+
+        void report(String profile) {
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            System.out.printf("power-failure exploration (%s): %d crash states explored (%d crash points run, %d of "
+                            + "them lost power; %d crash images recovered, the in-flight transfer survived in %d), "
+                            + "plus %d power failures during recovery; %d threads died with the power; %d violations;"
+                            + " %d s%n", profile, images + recoveryCrashes, points, powerLost, images, inFlightKept,
+                    recoveryCrashes, dyingThreads.get(), violations.size(), seconds);
+            dryRuns.forEach(d -> System.out.println("  dry run " + d));
+            if (!violations.isEmpty()) {
+                StringBuilder b = new StringBuilder(violations.size() + " invariant violations in " + images
+                        + " crash states:");
+                violations.stream().limit(20).forEach(v -> b.append("\n  ").append(v));
+                fail(b.toString());
+            }
+        }
+    }
+
+    /** Every point of [0, p) if the budget allows, else two thirds evenly spread and one third random. */
+    static long[] crashPoints(long p, int budget, Random random) {
+        TreeSet<Long> points = new TreeSet<>();
+        if (p <= budget) {
+            for (long k = 0; k < p; k++) {
+                points.add(k);
+            }
+        } else {
+            int even = Math.max(1, budget * 2 / 3);
+            for (long i = 0; i < even; i++) {
+                points.add(i * p / even);
+            }
+            while (points.size() < budget) {
+                points.add(random.nextLong(p));
+            }
+        }
+        return points.stream().mapToLong(Long::longValue).toArray();
+    }
+}
