@@ -15,6 +15,8 @@ import java.util.Objects;
 abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
     private final long rootAddress;
     private final String name;
+    /** For a handle by name: the last resolved root, trusted only while its header still carries the name. */
+    private volatile long cachedRoot;
     final KeyCodec<K> keyCodec;
     final ValueCodec<V> valueCodec;
     private final StructureType type;
@@ -54,10 +56,30 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
 
     /** A session on the current transaction with the root block loaded and its header checked. */
     final Block openRoot(Session session) {
+        long cached = cachedRoot;
+        if (name != null && cached != 0) {
+            Block root = session.load(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+            if (carriesName(root.bytes, cached)) {
+                StructureHeader.check(root.bytes, cached, type, keyCodec, valueCodec);
+                return root;
+            }
+            cachedRoot = 0; // created by a transaction that aborted, or reused: resolve again
+        }
         long address = rootAddress();
         Block root = session.load(address, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
         StructureHeader.check(root.bytes, address, type, keyCodec, valueCodec);
+        if (name != null) {
+            cachedRoot = address;
+        }
         return root;
+    }
+
+    private boolean carriesName(byte[] block, long address) {
+        try {
+            return StructureHeader.decode(block, address).name().equals(name);
+        } catch (IllegalArgumentException notAHeader) {
+            return false;
+        }
     }
 
     final byte[] encodeKey(K key) {

@@ -41,8 +41,15 @@ public final class RootDirectory implements NamedRoots {
      * is re-created when that transaction is re-executed.
      */
     public static long resolve(String name, int type, int keyCodec, int valueCodec) {
-        return new RootDirectory(factories()).openOrCreate(name, type, keyCodec, valueCodec);
+        RootDirectory d = shared;
+        if (d == null) {
+            d = new RootDirectory(factories());
+            shared = d;
+        }
+        return d.openOrCreate(name, type, keyCodec, valueCodec);
     }
+
+    private static volatile RootDirectory shared;
 
     @Override
     public long openOrCreate(String name, int type, int keyCodec, int valueCodec) {

@@ -706,10 +706,10 @@ public final class TransactionEngine implements AutoCloseable {
                 }
                 LockSupport.parkNanos(Math.min(pollNanos, redoDelayNanos) / 2);
             } catch (AsymNvmException e) {
-                LOG.error("frontend {} background agent: {}", frontendId, e.getMessage());
-                if (fatal != null) {
-                    return;
+                if (fatal != null || !running) {
+                    return; // abandoned, fenced or closing: nothing to report
                 }
+                LOG.error("frontend {} background agent: {}", frontendId, e.getMessage());
             } catch (RuntimeException e) {
                 LOG.error("frontend {} background agent failed", frontendId, e);
             }
