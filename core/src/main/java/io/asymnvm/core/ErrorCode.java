@@ -23,7 +23,8 @@ public enum ErrorCode {
     BAD_REQUEST(16),
     RECOVERY_REQUIRED(17),
     UNKNOWN_FRONTEND(18),
-    CATALOG_UNAVAILABLE(19);
+    CATALOG_UNAVAILABLE(19),
+    IDENTITY_MISMATCH(20);
 
     private final int code;
 

@@ -65,7 +65,18 @@ public final class BackendControlHandler implements ControlHandler {
         int kind = b.getInt();
         int frontendId = b.getInt();
         return switch (kind) {
-            case ControlMessageLayout.KIND_ATTACH -> attach(session, frontendId, b.getLong());
+            case ControlMessageLayout.KIND_ATTACH -> {
+                long expectedEpoch = b.getLong();
+                if (b.remaining() >= 16) {
+                    java.util.UUID expected = new java.util.UUID(b.getLong(), b.getLong());
+                    if (!expected.equals(sb.identity())) {
+                        throw new AsymNvmException(ErrorCode.IDENTITY_MISMATCH, "frontend " + frontendId
+                                + " was attached to PM image " + expected + " but this backend serves image "
+                                + sb.identity() + "; refusing to resume on another image");
+                    }
+                }
+                yield attach(session, frontendId, expectedEpoch);
+            }
             case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
@@ -130,7 +141,7 @@ public final class BackendControlHandler implements ControlHandler {
             return new AttachReply(sb.epoch(), epoch, sb.pageSize(), recipe.wireValue(), sb.semRingCapacity(),
                     sb.redoRingCapacity(), sb.slabSize(), sb.slabCount() * sb.slabSize(), cp.appliedTxId(),
                     cp.semHead(), cp.redoHead(), sem.tail(), redo.tail(), sem.lastTxId(),
-                    slabs.ownedBy(frontendId)).encode();
+                    sb.identity(), slabs.ownedBy(frontendId)).encode();
         }
     }
 

@@ -9,14 +9,16 @@ import java.nio.ByteOrder;
  *
  * <pre>
  * request: kind(4) | frontendId(4) | arg(8)
- *   ATTACH arg: 0 for a new incarnation, else the attach epoch a reconnecting incarnation held
+ *   ATTACH arg: 0 for a new incarnation, else the attach epoch a reconnecting incarnation held;
+ *   a reconnecting incarnation appends the identity(16) of the PM image it was attached to
  *
  * ATTACH reply:
  *   0 backendEpoch(8)   8 attachEpoch(8)   16 pageSize(4)  20 recipe(4)
  *  24 semCapacity(8)   32 redoCapacity(8)  40 slabSize(8)  48 heapSize(8)
  *  56 appliedTxId(8)   64 semHead(8)       72 redoHead(8)  80 semValidTail(8)
  *  88 redoValidTail(8) 96 lastSemTxId(8)  104 ownedSlabs(4) 108 pad(4)
- * 112 slab index(8) x ownedSlabs
+ * 112 identity(16)      the PM image's identity (superblock), so a frontend never resumes on another image
+ * 128 slab index(8) x ownedSlabs
  *
  * GRANT_SLAB reply: slabIndex(8) | heapOffset(8)
  *
@@ -37,7 +39,7 @@ public final class ControlMessageLayout {
     public static final int CATALOG_REPLY_LENGTH = 32;
     public static final int REQUEST_LENGTH = 16;
 
-    public static final int ATTACH_FIXED_LENGTH = 112;
+    public static final int ATTACH_FIXED_LENGTH = 128;
 
     private ControlMessageLayout() {
     }
@@ -45,6 +47,13 @@ public final class ControlMessageLayout {
     public static byte[] request(int kind, int frontendId, long arg) {
         return ByteBuffer.allocate(REQUEST_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt(kind).putInt(frontendId).putLong(arg).array();
+    }
+
+    /** An ATTACH of a reconnecting incarnation: the epoch it held and the identity of its PM image. */
+    public static byte[] reattachRequest(int frontendId, long expectedEpoch, java.util.UUID identity) {
+        return ByteBuffer.allocate(REQUEST_LENGTH + 16).order(ByteOrder.LITTLE_ENDIAN).putInt(KIND_ATTACH)
+                .putInt(frontendId).putLong(expectedEpoch).putLong(identity.getMostSignificantBits())
+                .putLong(identity.getLeastSignificantBits()).array();
     }
 
     /** A catalog request: the common header, then the name, then (for BIND) the entry. */
@@ -96,7 +105,7 @@ public final class ControlMessageLayout {
     public record AttachReply(long backendEpoch, long attachEpoch, int pageSize, int recipe, long semCapacity,
                               long redoCapacity, long slabSize, long heapSize, long appliedTxId, long semHead,
                               long redoHead, long semValidTail, long redoValidTail, long lastSemTxId,
-                              long[] ownedSlabs) {
+                              java.util.UUID identity, long[] ownedSlabs) {
 
         public byte[] encode() {
             ByteBuffer b = ByteBuffer.allocate(ATTACH_FIXED_LENGTH + 8 * ownedSlabs.length)
@@ -104,7 +113,8 @@ public final class ControlMessageLayout {
             b.putLong(backendEpoch).putLong(attachEpoch).putInt(pageSize).putInt(recipe)
                     .putLong(semCapacity).putLong(redoCapacity).putLong(slabSize).putLong(heapSize)
                     .putLong(appliedTxId).putLong(semHead).putLong(redoHead).putLong(semValidTail)
-                    .putLong(redoValidTail).putLong(lastSemTxId).putInt(ownedSlabs.length).putInt(0);
+                    .putLong(redoValidTail).putLong(lastSemTxId).putInt(ownedSlabs.length).putInt(0)
+                    .putLong(identity.getMostSignificantBits()).putLong(identity.getLeastSignificantBits());
             for (long s : ownedSlabs) {
                 b.putLong(s);
             }
@@ -133,6 +143,7 @@ public final class ControlMessageLayout {
             long lastSemTx = b.getLong();
             int owned = b.getInt();
             b.getInt();
+            java.util.UUID identity = new java.util.UUID(b.getLong(), b.getLong());
             if (owned < 0 || message.length != ATTACH_FIXED_LENGTH + 8L * owned) {
                 throw new IllegalArgumentException("attach reply length " + message.length
                         + " does not match " + owned + " owned slabs");
@@ -142,7 +153,7 @@ public final class ControlMessageLayout {
                 slabs[i] = b.getLong();
             }
             return new AttachReply(backendEpoch, attachEpoch, pageSize, recipe, semCap, redoCap, slabSize,
-                    heapSize, applied, semHead, redoHead, semTail, redoTail, lastSemTx, slabs);
+                    heapSize, applied, semHead, redoHead, semTail, redoTail, lastSemTx, identity, slabs);
         }
     }
 }

@@ -30,6 +30,7 @@ public final class BackendLink implements AutoCloseable {
     private volatile FabricConnection connection;
     private volatile long generation;
     private volatile long attachEpoch;
+    private volatile java.util.UUID backendIdentity;
     private volatile boolean closed;
 
     public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis) {
@@ -54,6 +55,7 @@ public final class BackendLink implements AutoCloseable {
             connection = c;
             generation++;
             attachEpoch = reply.attachEpoch();
+            backendIdentity = reply.identity();
             return reply;
         } catch (RuntimeException e) {
             c.close();
@@ -62,8 +64,11 @@ public final class BackendLink implements AutoCloseable {
     }
 
     private AttachReply attach(FabricConnection c) {
-        byte[] reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId,
-                attachEpoch)).await().bytes();
+        java.util.UUID identity = backendIdentity;
+        byte[] request = identity == null
+                ? ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId, attachEpoch)
+                : ControlMessageLayout.reattachRequest(frontendId, attachEpoch, identity);
+        byte[] reply = c.call(request).await().bytes();
         return AttachReply.decode(reply);
     }
 
@@ -93,6 +98,12 @@ public final class BackendLink implements AutoCloseable {
             try {
                 c = fabric.connect();
                 AttachReply reply = attach(c);
+                if (!reply.identity().equals(backendIdentity)) {
+                    // another PM image answers at this address: re-posting our records would corrupt it
+                    throw new AsymNvmException(ErrorCode.IDENTITY_MISMATCH, "frontend " + frontendId
+                            + " was attached to PM image " + backendIdentity + " but the backend now serves image "
+                            + reply.identity() + "; refusing to resume on another image");
+                }
                 if (reply.attachEpoch() != attachEpoch + 1) {
                     // Another incarnation attached while this one was away (it fenced us), or our own attach
                     // landed but its reply was lost. Either way this incarnation must not write again: re-posting

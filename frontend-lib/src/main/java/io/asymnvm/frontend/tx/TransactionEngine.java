@@ -596,7 +596,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     private void recoverOrThrow(AsymNvmException e, long failedGeneration) {
-        if (e.errorCode() == ErrorCode.STALE_EPOCH) {
+        if (e.errorCode() == ErrorCode.STALE_EPOCH || e.errorCode() == ErrorCode.IDENTITY_MISMATCH) {
             fatal = e; // a newer incarnation attached: never write, flush or reconnect again
             throw e;
         }
