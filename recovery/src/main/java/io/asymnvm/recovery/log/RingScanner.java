@@ -36,8 +36,9 @@ public final class RingScanner {
                             e.reason() + " (record before durable watermark " + durableWatermark + ")",
                             e.expected(), e.actual());
                 }
-                boolean empty = ("record length".equals(e.reason()) && e.actual() == 0)
-                        || ("record position".equals(e.reason()) && e.actual() < pos);
+                // The position is checked first: a mismatch means never-written space or bytes of an earlier lap
+                // (possibly the middle of an old record), not a record torn at this position.
+                boolean empty = "record position".equals(e.reason());
                 if (!empty) {
                     LOG.warn("{}: torn tail at position {} ({} expected 0x{} actual 0x{}), truncated",
                             reader.name(), pos, e.reason(), Long.toHexString(e.expected()),
