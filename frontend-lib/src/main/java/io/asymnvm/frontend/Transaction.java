@@ -39,6 +39,13 @@ public interface Transaction {
     /** Frees a block returned by {@link #allocate(long)}; freeing anything else is refused. */
     void free(long address);
 
+    /**
+     * A hint that the page holding {@code address} is worth keeping in the frontend's DRAM cache longer than
+     * ordinary pages (B+tree inner nodes). Changes nothing that any read returns.
+     */
+    default void preferCached(long address) {
+    }
+
     /** This frontend's root address (0 if never set). */
     long root();
 

@@ -58,8 +58,11 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
     final Block openRoot(Session session) {
         long cached = cachedRoot;
         if (name != null && cached != 0) {
-            Block root = session.load(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
-            if (carriesName(root.bytes, cached)) {
+            // read the header straight from the transaction, not through the session's block cache: if the cached
+            // root is stale, resolving may create the structure at this very address within this transaction
+            byte[] header = session.tx.read(cached, StructureHeaderLayout.HEADER_LENGTH);
+            if (carriesName(header, cached)) {
+                Block root = session.load(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
                 StructureHeader.check(root.bytes, cached, type, keyCodec, valueCodec);
                 return root;
             }

@@ -126,6 +126,7 @@ final class BTreeCore {
             NodePage p = checked(load(at), d, h);
             path[d] = p.block;
             if (d < h - 1) {
+                session.tx.preferCached(at); // inner nodes outlive leaves in the frontend's page cache
                 int j = childIndex(p, key);
                 pathIndex[d] = j;
                 at = p.childAt(j);
@@ -142,6 +143,7 @@ final class BTreeCore {
             NodePage p = checked(load(at), d, h);
             path[d] = p.block;
             if (d < h - 1) {
+                session.tx.preferCached(at); // inner nodes outlive leaves in the frontend's page cache
                 int j = rightmost ? p.count() : 0;
                 pathIndex[d] = j;
                 at = p.childAt(j);

