@@ -1,10 +1,6 @@
 package io.asymnvm.examples.commit;
 
-import picocli.CommandLine;
-
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
+import io.asymnvm.examples.support.CliEnum;
 
 /** The fabrics a commit measurement can run over, by their command-line names. */
 public enum FabricKind {
@@ -13,42 +9,31 @@ public enum FabricKind {
     /** Loopback TCP to an in-process backend's emulated NIC. */
     TCP;
 
-    /** The command-line name ("local", "tcp"). */
+    /** The command-line name. */
     public String cliName() {
-        return name().toLowerCase(Locale.ROOT);
+        return CliEnum.cliName(this);
     }
 
     /** Parses a command-line name, case-insensitively; the message of a bad one lists the valid names. */
     public static FabricKind parse(String name) {
-        for (FabricKind k : values()) {
-            if (k.cliName().equalsIgnoreCase(name)) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException("unknown fabric '" + name + "' (expected one of: " + names() + ")");
+        return CliEnum.parse(FabricKind.class, "fabric", name);
     }
 
     public static String names() {
-        return Arrays.stream(values()).map(FabricKind::cliName).collect(Collectors.joining(", "));
+        return CliEnum.names(FabricKind.class);
     }
 
     /** Picocli converter: a bad name is a usage error. */
-    public static final class Converter implements CommandLine.ITypeConverter<FabricKind> {
-        @Override
-        public FabricKind convert(String value) {
-            try {
-                return parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    public static final class Converter extends CliEnum.Converter<FabricKind> {
+        public Converter() {
+            super(FabricKind.class, "fabric");
         }
     }
 
     /** Picocli completion candidates and ${COMPLETION-CANDIDATES}. */
-    public static final class Names implements Iterable<String> {
-        @Override
-        public java.util.Iterator<String> iterator() {
-            return Arrays.stream(values()).map(FabricKind::cliName).iterator();
+    public static final class Names extends CliEnum.Names<FabricKind> {
+        public Names() {
+            super(FabricKind.class);
         }
     }
 }

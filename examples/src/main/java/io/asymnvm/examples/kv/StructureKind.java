@@ -1,10 +1,6 @@
 package io.asymnvm.examples.kv;
 
-import picocli.CommandLine;
-
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
+import io.asymnvm.examples.support.CliEnum;
 
 /** The prebuilt structure a key-value store or a map benchmark runs on, by its command-line name. */
 public enum StructureKind {
@@ -19,9 +15,9 @@ public enum StructureKind {
         this.displayName = displayName;
     }
 
-    /** The command-line name ("btree", "hash"). */
+    /** The command-line name. */
     public String cliName() {
-        return name().toLowerCase(Locale.ROOT);
+        return CliEnum.cliName(this);
     }
 
     /** For messages ("B+tree", "hash map"). */
@@ -36,35 +32,24 @@ public enum StructureKind {
 
     /** Parses a command-line name, case-insensitively; the message of a bad one lists the valid names. */
     public static StructureKind parse(String name) {
-        for (StructureKind k : values()) {
-            if (k.cliName().equalsIgnoreCase(name)) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException("unknown structure '" + name + "' (expected one of: " + names() + ")");
+        return CliEnum.parse(StructureKind.class, "structure", name);
     }
 
     public static String names() {
-        return Arrays.stream(values()).map(StructureKind::cliName).collect(Collectors.joining(", "));
+        return CliEnum.names(StructureKind.class);
     }
 
     /** Picocli converter: a bad name is a usage error. */
-    public static final class Converter implements CommandLine.ITypeConverter<StructureKind> {
-        @Override
-        public StructureKind convert(String value) {
-            try {
-                return parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    public static final class Converter extends CliEnum.Converter<StructureKind> {
+        public Converter() {
+            super(StructureKind.class, "structure");
         }
     }
 
     /** Picocli completion candidates and ${COMPLETION-CANDIDATES}. */
-    public static final class Names implements Iterable<String> {
-        @Override
-        public java.util.Iterator<String> iterator() {
-            return Arrays.stream(values()).map(StructureKind::cliName).iterator();
+    public static final class Names extends CliEnum.Names<StructureKind> {
+        public Names() {
+            super(StructureKind.class);
         }
     }
 }
