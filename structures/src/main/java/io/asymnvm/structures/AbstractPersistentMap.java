@@ -6,6 +6,7 @@ import io.asymnvm.structures.codec.ValueCodec;
 import io.asymnvm.structures.layout.StructureHeaderLayout;
 
 import java.util.Objects;
+import java.util.function.BiFunction;
 
 /**
  * What both structures share: the root address, the codecs, input validation and encoding before any write, and
@@ -83,6 +84,70 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         } catch (IllegalArgumentException notAHeader) {
             return false;
         }
+    }
+
+    /** The structure's algorithms on a session of the current transaction, root opened and checked. */
+    abstract MapCore core();
+
+    @Override
+    public V get(K key) {
+        return decodeValue(core().get(encodeKey(key)));
+    }
+
+    @Override
+    public boolean containsKey(K key) {
+        return core().get(encodeKey(key)) != null;
+    }
+
+    @Override
+    public V put(K key, V value) {
+        return put(key, value, false);
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        return put(key, value, true);
+    }
+
+    private V put(K key, V value, boolean onlyIfAbsent) {
+        byte[] k = encodeKey(key);
+        byte[] v = encodeValue(value);
+        MapCore c = core();
+        V old = decodeValue(c.put(k, v, onlyIfAbsent));
+        c.flush();
+        return old;
+    }
+
+    @Override
+    public V remove(K key) {
+        byte[] k = encodeKey(key);
+        MapCore c = core();
+        V old = decodeValue(c.remove(k));
+        c.flush();
+        return old;
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> function) {
+        byte[] k = encodeKey(key);
+        Objects.requireNonNull(function, "function");
+        MapCore c = core();
+        byte[] current = c.get(k);
+        V next = function.apply(key, decodeValue(current));
+        if (next == null) {
+            if (current != null) {
+                c.remove(k);
+            }
+        } else {
+            c.put(k, encodeValue(next), false);
+        }
+        c.flush();
+        return next;
+    }
+
+    @Override
+    public long size() {
+        return core().size();
     }
 
     final byte[] encodeKey(K key) {

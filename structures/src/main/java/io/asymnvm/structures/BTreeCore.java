@@ -25,7 +25,7 @@ import static io.asymnvm.structures.layout.NodePageLayout.SLOT_LENGTH;
  * left with a single child is removed. All of this stays within the operation's transaction and touches
  * O(height) nodes, so its redo is bounded.
  */
-final class BTreeCore {
+final class BTreeCore implements MapCore {
     /** Leaves built by {@link #appendSorted} are filled up to this many live bytes. */
     static final int BULK_FILL_BYTES = CAPACITY * 9 / 10;
 
@@ -58,11 +58,13 @@ final class BTreeCore {
         session.flush();
     }
 
-    void flush() {
+    @Override
+    public void flush() {
         session.flush();
     }
 
-    long size() {
+    @Override
+    public long size() {
         return root.getLong(BTreeLayout.SIZE_OFFSET);
     }
 
@@ -152,14 +154,16 @@ final class BTreeCore {
         return page(h - 1);
     }
 
-    byte[] get(byte[] key) {
+    @Override
+    public byte[] get(byte[] key) {
         NodePage leaf = descend(key);
         int i = leaf.search(key);
         return i >= 0 ? Records.value(session.tx, leaf, i) : null;
     }
 
     /** Inserts or replaces; returns the previous value. With {@code onlyIfAbsent}, never replaces. */
-    byte[] put(byte[] key, byte[] value, boolean onlyIfAbsent) {
+    @Override
+    public byte[] put(byte[] key, byte[] value, boolean onlyIfAbsent) {
         int h = height();
         NodePage leaf = descend(key);
         int i = leaf.search(key);
@@ -178,7 +182,8 @@ final class BTreeCore {
         return null;
     }
 
-    byte[] remove(byte[] key) {
+    @Override
+    public byte[] remove(byte[] key) {
         int h = height();
         NodePage leaf = descend(key);
         int i = leaf.search(key);

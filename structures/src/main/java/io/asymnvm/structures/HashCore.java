@@ -24,7 +24,7 @@ import static io.asymnvm.structures.layout.NodePageLayout.SLOT_LENGTH;
  * half-rehashed (each step is inside the transaction of the put that triggered it). Buckets are never merged
  * back; an overflow page that becomes empty is unlinked and freed.
  */
-final class HashCore {
+final class HashCore implements MapCore {
     /** Receives encoded entries. */
     interface RawVisitor {
         boolean visit(byte[] key, byte[] value);
@@ -56,11 +56,13 @@ final class HashCore {
         session.flush();
     }
 
-    void flush() {
+    @Override
+    public void flush() {
         session.flush();
     }
 
-    long size() {
+    @Override
+    public long size() {
         return root.getLong(HashMapLayout.SIZE_OFFSET);
     }
 
@@ -160,7 +162,8 @@ final class HashCore {
         return pages;
     }
 
-    byte[] get(byte[] key) {
+    @Override
+    public byte[] get(byte[] key) {
         for (NodePage p : chain(bucketOf(KeyHash.hash64(key)))) {
             int i = p.search(key);
             if (i >= 0) {
@@ -171,7 +174,8 @@ final class HashCore {
     }
 
     /** Inserts or replaces; returns the previous value. With {@code onlyIfAbsent}, never replaces. */
-    byte[] put(byte[] key, byte[] value, boolean onlyIfAbsent) {
+    @Override
+    public byte[] put(byte[] key, byte[] value, boolean onlyIfAbsent) {
         List<NodePage> chain = chain(bucketOf(KeyHash.hash64(key)));
         for (NodePage p : chain) {
             int i = p.search(key);
@@ -216,7 +220,8 @@ final class HashCore {
         chain.add(fresh);
     }
 
-    byte[] remove(byte[] key) {
+    @Override
+    public byte[] remove(byte[] key) {
         long bucket = bucketOf(KeyHash.hash64(key));
         List<NodePage> chain = chain(bucket);
         for (int c = 0; c < chain.size(); c++) {

@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.BiFunction;
 
 /**
  * A persistent ordered map: a B+tree of 4 KiB page-aligned nodes in persistent memory
@@ -83,72 +82,10 @@ public final class PersistentBTree<K, V> extends AbstractPersistentMap<K, V> {
         return tree;
     }
 
-    private BTreeCore core() {
+    @Override
+    BTreeCore core() {
         Session s = Session.current();
         return new BTreeCore(s, openRoot(s));
-    }
-
-    @Override
-    public V get(K key) {
-        byte[] k = encodeKey(key);
-        return decodeValue(core().get(k));
-    }
-
-    @Override
-    public boolean containsKey(K key) {
-        byte[] k = encodeKey(key);
-        return core().get(k) != null;
-    }
-
-    @Override
-    public V put(K key, V value) {
-        return put(key, value, false);
-    }
-
-    @Override
-    public V putIfAbsent(K key, V value) {
-        return put(key, value, true);
-    }
-
-    private V put(K key, V value, boolean onlyIfAbsent) {
-        byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
-        BTreeCore c = core();
-        V old = decodeValue(c.put(k, v, onlyIfAbsent));
-        c.flush();
-        return old;
-    }
-
-    @Override
-    public V remove(K key) {
-        byte[] k = encodeKey(key);
-        BTreeCore c = core();
-        V old = decodeValue(c.remove(k));
-        c.flush();
-        return old;
-    }
-
-    @Override
-    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> function) {
-        byte[] k = encodeKey(key);
-        Objects.requireNonNull(function, "function");
-        BTreeCore c = core();
-        byte[] current = c.get(k);
-        V next = function.apply(key, decodeValue(current));
-        if (next == null) {
-            if (current != null) {
-                c.remove(k);
-            }
-        } else {
-            c.put(k, encodeValue(next), false);
-        }
-        c.flush();
-        return next;
-    }
-
-    @Override
-    public long size() {
-        return core().size();
     }
 
     /** The smallest key, or null when empty. */

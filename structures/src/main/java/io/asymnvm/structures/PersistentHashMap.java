@@ -7,7 +7,6 @@ import io.asymnvm.structures.codec.KeyCodec;
 import io.asymnvm.structures.codec.ValueCodec;
 
 import java.util.Objects;
-import java.util.function.BiFunction;
 
 /**
  * A persistent hash map: linear hashing over chains of 4 KiB bucket pages
@@ -72,72 +71,10 @@ public final class PersistentHashMap<K, V> extends AbstractPersistentMap<K, V> {
         return map;
     }
 
-    private HashCore core() {
+    @Override
+    HashCore core() {
         Session s = Session.current();
         return new HashCore(s, openRoot(s));
-    }
-
-    @Override
-    public V get(K key) {
-        byte[] k = encodeKey(key);
-        return decodeValue(core().get(k));
-    }
-
-    @Override
-    public boolean containsKey(K key) {
-        byte[] k = encodeKey(key);
-        return core().get(k) != null;
-    }
-
-    @Override
-    public V put(K key, V value) {
-        return put(key, value, false);
-    }
-
-    @Override
-    public V putIfAbsent(K key, V value) {
-        return put(key, value, true);
-    }
-
-    private V put(K key, V value, boolean onlyIfAbsent) {
-        byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
-        HashCore c = core();
-        V old = decodeValue(c.put(k, v, onlyIfAbsent));
-        c.flush();
-        return old;
-    }
-
-    @Override
-    public V remove(K key) {
-        byte[] k = encodeKey(key);
-        HashCore c = core();
-        V old = decodeValue(c.remove(k));
-        c.flush();
-        return old;
-    }
-
-    @Override
-    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> function) {
-        byte[] k = encodeKey(key);
-        Objects.requireNonNull(function, "function");
-        HashCore c = core();
-        byte[] current = c.get(k);
-        V next = function.apply(key, decodeValue(current));
-        if (next == null) {
-            if (current != null) {
-                c.remove(k);
-            }
-        } else {
-            c.put(k, encodeValue(next), false);
-        }
-        c.flush();
-        return next;
-    }
-
-    @Override
-    public long size() {
-        return core().size();
     }
 
     @Override
