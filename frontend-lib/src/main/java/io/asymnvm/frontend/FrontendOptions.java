@@ -15,6 +15,7 @@ public final class FrontendOptions {
     private final long asyncFlushMicros;
     private final long reconnectTimeoutMillis;
     private final long embeddedSizeBytes;
+    private final int readAheadPages;
 
     private FrontendOptions(Builder b) {
         cacheBytes = b.cacheBytes;
@@ -25,6 +26,7 @@ public final class FrontendOptions {
         asyncFlushMicros = b.asyncFlushMicros;
         reconnectTimeoutMillis = b.reconnectTimeoutMillis;
         embeddedSizeBytes = b.embeddedSizeBytes;
+        readAheadPages = b.readAheadPages;
     }
 
     public static FrontendOptions defaults() {
@@ -67,6 +69,11 @@ public final class FrontendOptions {
         return embeddedSizeBytes;
     }
 
+    /** Pages fetched per page miss (the missed page and those after it), one round trip. */
+    public int readAheadPages() {
+        return readAheadPages;
+    }
+
     /** Mutable builder of {@link FrontendOptions}. */
     public static final class Builder {
         private long cacheBytes = 64L << 20;
@@ -77,6 +84,7 @@ public final class FrontendOptions {
         private long asyncFlushMicros = 2000;
         private long reconnectTimeoutMillis = 30_000;
         private long embeddedSizeBytes = 256L << 20;
+        private int readAheadPages = 4;
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -110,6 +118,11 @@ public final class FrontendOptions {
             return this;
         }
 
+        public Builder readAheadPages(int v) {
+            readAheadPages = v;
+            return this;
+        }
+
         public FrontendOptions conclude() {
             Checks.requireRange("cache bytes", cacheBytes, 1 << 16, 1L << 40);
             Checks.requireRange("redo batch transactions", redoBatchTransactions, 1, 1 << 20);
@@ -119,6 +132,7 @@ public final class FrontendOptions {
             Checks.requireRange("async flush interval (us)", asyncFlushMicros, 10, 10_000_000);
             Checks.requireRange("reconnect timeout (ms)", reconnectTimeoutMillis, 0, 3_600_000);
             Checks.requirePositive("embedded PM size", embeddedSizeBytes);
+            Checks.requireRange("read-ahead pages", readAheadPages, 1, 256);
             return new FrontendOptions(this);
         }
     }

@@ -461,17 +461,25 @@ public final class TransactionEngine implements AutoCloseable {
             } finally {
                 exec.unlock();
             }
-            byte[] page;
+            // read ahead: the pages after a missed one usually belong to the same structure (node pools are
+            // carved from contiguous blocks), and one round trip carries them for little more than one page
+            int pages = (int) Math.max(1, Math.min(options.readAheadPages(), heapSize / pageSize - pageIndex));
+            byte[] run;
             try {
-                page = link.read(io.asymnvm.core.layout.RegionIds.HEAP, pageIndex * pageSize, pageSize).await()
-                        .bytes();
+                run = link.read(io.asymnvm.core.layout.RegionIds.HEAP, pageIndex * pageSize, pages * pageSize)
+                        .await().bytes();
                 fetchRoundTrips.incrementAndGet();
             } catch (AsymNvmException e) {
                 recoverOrThrow(e, generation);
                 continue;
             }
+            byte[] page = java.util.Arrays.copyOf(run, pageSize);
             exec.lock();
             try {
+                for (int i = 1; i < pages; i++) {
+                    cache.insertFetched(pageIndex + i,
+                            java.util.Arrays.copyOfRange(run, i * pageSize, (i + 1) * pageSize), token);
+                }
                 PageCache.Insert result = cache.insertFetched(pageIndex, page, token);
                 if (result == PageCache.Insert.INSERTED) {
                     return page;
