@@ -79,6 +79,8 @@ final class PowerFailureRig {
     private final long ring;
     private final long pauseNanos;
     private final List<Transfer> plan = new ArrayList<>();
+    /** Null: the balances are an array in one block; else the structure that holds them. */
+    private final MapAccounts.Kind structure;
 
     PowerFailureRig(Path dir, long seed, int transfers) {
         this(dir, seed, transfers, RING);
@@ -86,11 +88,18 @@ final class PowerFailureRig {
 
     /** {@code ring}: capacity of both rings; one page makes the frontend wait for ring space all the time. */
     PowerFailureRig(Path dir, long seed, int transfers, long ring) {
+        this(dir, seed, transfers, ring, null);
+    }
+
+    /** The same bank with its balances in a persistent B+tree or hash map (1 MiB slabs: node pools need them). */
+    PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure) {
+        this.structure = structure;
         this.seed = seed;
         this.ring = ring;
         this.pauseNanos = TimeUnit.MICROSECONDS.toNanos(300);
         this.config = BackendConfiguration.builder(dir.resolve("simulated.pm")).size(PM_SIZE).maxFrontends(2)
-                .semRingCapacity(ring).redoRingCapacity(ring).slabSize(64 << 10).conclude();
+                .semRingCapacity(ring).redoRingCapacity(ring).slabSize(structure == null ? 64 << 10 : 1 << 20)
+                .conclude();
         // frequent polls of the checkpoint: more chances to act on what the replayer just stored
         this.options = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100).conclude();
         Random random = new Random(seed);
@@ -370,6 +379,11 @@ final class PowerFailureRig {
     private Frontend open(BackendNode node) {
         AsymNvm nvm = AsymNvm.open(node.localFabric(), 0, options);
         try {
+            if (structure != null) {
+                MapAccounts bank = new MapAccounts(structure);
+                return new Frontend(nvm, nvm.transactional(Accounts.class, bank),
+                        nvm.transactional(Ledger.class, bank));
+            }
             return new Frontend(nvm, nvm.transactional(Accounts.class, new Accounts.Impl()),
                     nvm.transactional(Ledger.class, new Ledger.Impl()));
         } catch (RuntimeException e) {

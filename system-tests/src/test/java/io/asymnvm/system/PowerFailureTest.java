@@ -95,6 +95,43 @@ class PowerFailureTest {
     }
 
     @Test
+    void shouldKeepTheBTreeConsistentAcrossPowerFailures() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED + 3, 300, PowerFailureRig.RING, MapAccounts.Kind.BTREE), false,
+                Integer.getInteger("asymnvm.crashBudget", 150), 1);
+        e.report("B+tree");
+        assertTrue(e.images >= 40, "explored only " + e.images + " crash states");
+    }
+
+    @Test
+    void shouldKeepTheHashMapConsistentAcrossPowerFailures() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED + 4, 300, PowerFailureRig.RING, MapAccounts.Kind.HASH), false,
+                Integer.getInteger("asymnvm.crashBudget", 150), 1);
+        e.report("hash map");
+        assertTrue(e.images >= 40, "explored only " + e.images + " crash states");
+    }
+
+    /** The slow profile's structure drill: at least 10,000 crash states for each structure. */
+    @Test
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldKeepBothStructuresConsistentAcrossTenThousandPowerFailuresEach() {
+        for (MapAccounts.Kind kind : MapAccounts.Kind.values()) {
+            Exploration e = new Exploration();
+            long seed = SEED + 11;
+            while (e.images < 10_000) {
+                e.explore(new PowerFailureRig(dir, seed, 300, PowerFailureRig.RING, kind), false, Integer.MAX_VALUE,
+                        2);
+                e.explore(new PowerFailureRig(dir, seed + 1, 150, 4096, kind), false, Integer.MAX_VALUE, 2);
+                seed += 7919;
+            }
+            e.report("slow " + kind);
+            assertTrue(e.images >= 10_000, "explored only " + e.images + " crash states for " + kind);
+        }
+    }
+
+    @Test
     @Tag("slow")
     @Timeout(value = 3600, unit = TimeUnit.SECONDS)
     void shouldKeepEveryAcknowledgedTransferAcrossTenThousandPowerFailures() {
