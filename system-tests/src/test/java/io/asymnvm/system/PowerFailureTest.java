@@ -123,7 +123,8 @@ class PowerFailureTest {
             while (e.images < 10_000) {
                 e.explore(new PowerFailureRig(dir, seed, 300, PowerFailureRig.RING, kind), false, Integer.MAX_VALUE,
                         2);
-                e.explore(new PowerFailureRig(dir, seed + 1, 150, 4096, kind), false, Integer.MAX_VALUE, 2);
+                // two-page rings: the smallest whose redo limit (a quarter of the ring) fits creating a structure
+                e.explore(new PowerFailureRig(dir, seed + 1, 150, 8192, kind), false, Integer.MAX_VALUE, 2);
                 seed += 7919;
             }
             e.report("slow " + kind);
