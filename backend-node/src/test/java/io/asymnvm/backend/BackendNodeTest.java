@@ -288,10 +288,13 @@ class BackendNodeTest {
 
     @Test
     void shouldKeepTheFileLockedForOtherProcessesAfterARefusedSecondStart() throws Exception {
-        try (BackendNode first = start(pm())) {
+        BackendNode first = start(pm());
+        try {
             assertEquals("LOCKED", probeLock(), "a running node holds the OS lock");
             assertThrows(IllegalStateException.class, () -> start(pm()));
             assertEquals("LOCKED", probeLock(), "a refused second start must not release the first node's lock");
+        } finally {
+            first.close();
         }
         assertEquals("FREE", probeLock(), "released on close");
     }
