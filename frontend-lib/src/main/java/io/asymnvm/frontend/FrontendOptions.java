@@ -7,6 +7,9 @@ import io.asymnvm.core.Checks;
  * cache, redo shipped every 256 transactions, 256 KiB or 1 ms, whichever comes first.
  */
 public final class FrontendOptions {
+    /** System property that turns {@link Builder#verifyCache(boolean)} on by default ({@code true}/{@code false}). */
+    public static final String VERIFY_CACHE_PROPERTY = "asymnvm.verifyCache";
+
     private final long cacheBytes;
     private final int redoBatchTransactions;
     private final int redoBatchBytes;
@@ -16,6 +19,7 @@ public final class FrontendOptions {
     private final long reconnectTimeoutMillis;
     private final long embeddedSizeBytes;
     private final int readAheadPages;
+    private final boolean verifyCache;
 
     private FrontendOptions(Builder b) {
         cacheBytes = b.cacheBytes;
@@ -27,6 +31,7 @@ public final class FrontendOptions {
         reconnectTimeoutMillis = b.reconnectTimeoutMillis;
         embeddedSizeBytes = b.embeddedSizeBytes;
         readAheadPages = b.readAheadPages;
+        verifyCache = b.verifyCache;
     }
 
     public static FrontendOptions defaults() {
@@ -70,6 +75,11 @@ public final class FrontendOptions {
     }
 
     /** Pages fetched per page miss (the missed page and those after it), one round trip. */
+    /** Whether fetched and checkpointed pages are compared with the backend image (see the builder). */
+    public boolean verifyCache() {
+        return verifyCache;
+    }
+
     public int readAheadPages() {
         return readAheadPages;
     }
@@ -85,6 +95,7 @@ public final class FrontendOptions {
         private long reconnectTimeoutMillis = 30_000;
         private long embeddedSizeBytes = 256L << 20;
         private int readAheadPages = 4;
+        private boolean verifyCache = Boolean.getBoolean(VERIFY_CACHE_PROPERTY);
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -123,6 +134,17 @@ public final class FrontendOptions {
             return this;
         }
 
+        /**
+         * Coherence check mode: every page fetch and every applied checkpoint compares the clean cached pages
+         * concerned with the backend image, and a mismatch fails with a {@code CacheIncoherentException}. Costs
+         * extra reads; meant for tests, drills and CI. Default: the system property
+         * {@value FrontendOptions#VERIFY_CACHE_PROPERTY}.
+         */
+        public Builder verifyCache(boolean v) {
+            verifyCache = v;
+            return this;
+        }
+
         public FrontendOptions conclude() {
             Checks.requireRange("cache bytes", cacheBytes, 1 << 16, 1L << 40);
             Checks.requireRange("redo batch transactions", redoBatchTransactions, 1, 1 << 20);
@@ -132,7 +154,7 @@ public final class FrontendOptions {
             Checks.requireRange("async flush interval (us)", asyncFlushMicros, 10, 10_000_000);
             Checks.requireRange("reconnect timeout (ms)", reconnectTimeoutMillis, 0, 3_600_000);
             Checks.requirePositive("embedded PM size", embeddedSizeBytes);
-            Checks.requireRange("read-ahead pages", readAheadPages, 1, 256);
+            Checks.requireRange("read-ahead pages", readAheadPages, 0, 256);
             return new FrontendOptions(this);
         }
     }

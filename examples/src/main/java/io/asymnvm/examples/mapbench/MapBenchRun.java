@@ -78,6 +78,7 @@ public final class MapBenchRun {
                 a.retries() - b.retries(), a.commitRoundTrips() - b.commitRoundTrips(),
                 a.fetchRoundTrips() - b.fetchRoundTrips(), a.controlRoundTrips() - b.controlRoundTrips(),
                 a.backgroundRoundTrips() - b.backgroundRoundTrips(), a.redoBatches() - b.redoBatches(),
-                a.reconnects() - b.reconnects(), a.lastTxId(), a.durableTxId(), a.appliedTxId());
+                a.reconnects() - b.reconnects(), a.lastTxId(), a.durableTxId(), a.appliedTxId(),
+                a.slabGrants() - b.slabGrants());
     }
 }

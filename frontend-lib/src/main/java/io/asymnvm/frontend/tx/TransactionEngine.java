@@ -103,6 +103,7 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong backgroundRoundTrips = new AtomicLong();
     private final AtomicLong redoBatches = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
+    private final AtomicLong slabGrants = new AtomicLong();
 
     /**
      * Attaches through {@code link} and starts the background agent. If the previous incarnation of this frontend
@@ -503,6 +504,7 @@ public final class TransactionEngine implements AutoCloseable {
                 exec.lock();
                 try {
                     allocator.addSlab(slab);
+                    slabGrants.incrementAndGet();
                 } finally {
                     exec.unlock();
                 }
@@ -763,7 +765,7 @@ public final class TransactionEngine implements AutoCloseable {
     public EngineStats stats() {
         return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
-                reconnects.get(), posted.txId(), durableTxId, appliedTxId);
+                reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get());
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
