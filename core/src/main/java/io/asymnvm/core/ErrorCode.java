@@ -24,7 +24,8 @@ public enum ErrorCode {
     RECOVERY_REQUIRED(17),
     UNKNOWN_FRONTEND(18),
     CATALOG_UNAVAILABLE(19),
-    IDENTITY_MISMATCH(20);
+    IDENTITY_MISMATCH(20),
+    CACHE_INCOHERENT(21);
 
     private final int code;
 

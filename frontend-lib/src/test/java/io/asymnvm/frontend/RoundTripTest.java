@@ -46,7 +46,8 @@ class RoundTripTest {
 
     /** Engine-attributed round trips: every purpose the engine waits on the network for. */
     private static long attributed(EngineStats s) {
-        return s.commitRoundTrips() + s.fetchRoundTrips() + s.controlRoundTrips() + s.backgroundRoundTrips();
+        return s.commitRoundTrips() + s.fetchRoundTrips() + s.controlRoundTrips() + s.backgroundRoundTrips()
+                + s.verifyRoundTrips();
     }
 
     /** A moment when the background agent has nothing to do, so fabric and engine counters agree. */

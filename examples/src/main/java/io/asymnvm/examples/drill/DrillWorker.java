@@ -52,7 +52,7 @@ public record DrillWorker(String host, int port, int frontendId, int accounts, l
             RecoveryReport recovery = nvm.recover();
             double millis = (System.nanoTime() - start) / 1e6;
             emit(out, String.format(Locale.ROOT, "%s %.3f %d", WorkerProtocol.RECOVERED, millis,
-                    recovery == null ? 0 : recovery.transactions()));
+                    recovery.transactions()));
             bank.open(accounts, initialBalance);
             StringBuilder balances = new StringBuilder(WorkerProtocol.BALANCES);
             for (int i = 0; i < accounts; i++) {

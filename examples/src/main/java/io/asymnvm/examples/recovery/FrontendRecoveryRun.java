@@ -134,7 +134,7 @@ public final class FrontendRecoveryRun {
             long t1 = System.nanoTime();
             RecoveryReport r = second.recover();
             long t2 = System.nanoTime();
-            int recovered = r == null ? 0 : r.transactions();
+            int recovered = r.transactions();
             if (recovered != records) {
                 throw new IllegalStateException("recovery re-executed " + recovered + " transactions, expected "
                         + records + " (was redo shipped before the crash? the commits took " + commitSeconds + " s)");

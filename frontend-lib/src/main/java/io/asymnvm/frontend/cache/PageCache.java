@@ -14,16 +14,35 @@ import java.util.Map;
  * separate map and cannot be evicted, because the backend's copy is older than this frontend's committed
  * writes. When the backend's {@code appliedTxId} passes a page's last writer, the page moves to the clean cache.
  *
- * <p>A page fetched from the backend is inserted only if nothing newer arrived meanwhile: not if the page is
- * cached, and not if a once-dirty page was evicted while the fetch was in flight (the fetch may have read the
- * backend before that page's writes were applied). All mutation happens under the frontend's execution lock.
+ * <p><b>Coherence invariant (DESIGN §6).</b> A page in this cache is either memory this frontend owns and that
+ * is current, or it is not here. Three rules make that hold by construction rather than by care at each caller:
+ * <ol>
+ *   <li><em>Only owned memory is cached.</em> {@link #insertFetched} refuses a page outside the slabs granted to
+ *       this frontend ({@link Insert#NOT_OWNED}); such a page serves the one call that fetched it and is gone.
+ *       Memory that is not ours may change under us (a grant initialises a slab header on the backend), so no
+ *       copy of it may outlive a call. Read-ahead is bounded the same way by the engine.</li>
+ *   <li><em>Every change of ownership or state invalidates.</em> A slab grant or return
+ *       ({@link #invalidateRange}), a reconnect, recovery or epoch change ({@link #invalidateClean}) drops the
+ *       clean pages concerned. Dirty pages are never dropped: they are the only current copy until applied, and
+ *       they can only exist in owned memory.</li>
+ *   <li><em>Every invalidation advances the cache epoch</em> ({@link #fetchToken}), as does the eviction of a
+ *       once-dirty page. A fetch carries the epoch it started in; if the epoch moved while it was on the wire,
+ *       its image may predate the change and {@link #insertFetched} drops it ({@link Insert#STALE}). Pages a
+ *       retrying call keeps aside are dropped on the same signal.</li>
+ * </ol>
+ * A fetched page is also not inserted if the cache already holds an image of it (that image is as new or
+ * newer). All mutation happens under the frontend's execution lock.
  */
 public final class PageCache {
 
     private record Dirty(byte[] bytes, long lastWriter) {
     }
 
-    private record Clean(byte[] bytes, boolean onceDirty) {
+    /** A clean page; {@code lastWriter} is the transaction that last wrote it while dirty (0: fetched as is). */
+    private record Clean(byte[] bytes, long lastWriter) {
+        boolean onceDirty() {
+            return lastWriter != 0;
+        }
     }
 
     private static final int MAX_PREFERRED = 1 << 20;
@@ -35,12 +54,20 @@ public final class PageCache {
     private final java.util.Set<Long> preferred = new java.util.HashSet<>();
     private final Map<Long, Dirty> dirty = new HashMap<>();
     private final ArrayDeque<long[]> unpinQueue = new ArrayDeque<>();
-    private volatile long onceDirtyEvictions;
+    private final java.util.function.LongPredicate owned;
+    private volatile long epoch;
     private long hits;
     private long misses;
 
+    /** A cache that treats every page as owned (unit tests of the cache itself). */
     public PageCache(int pageSize, long capacityBytes) {
+        this(pageSize, capacityBytes, pageIndex -> true);
+    }
+
+    /** {@code owned} tells whether a page lies in memory granted to this frontend; only those are cached. */
+    public PageCache(int pageSize, long capacityBytes, java.util.function.LongPredicate owned) {
         this.pageSize = pageSize;
+        this.owned = owned;
         long preferredBytes = Math.max(pageSize, capacityBytes / 4);
         this.clean = cleanCache(Math.max(pageSize, capacityBytes - preferredBytes));
         this.preferredCache = cleanCache(preferredBytes);
@@ -53,7 +80,7 @@ public final class PageCache {
                 .executor(Runnable::run)
                 .evictionListener((Long k, Clean v, RemovalCause cause) -> {
                     if (v != null && v.onceDirty()) {
-                        onceDirtyEvictions++;
+                        epoch++;
                     }
                 })
                 .build();
@@ -123,9 +150,34 @@ public final class PageCache {
         unpinQueue.add(new long[] {txId, pageIndex});
     }
 
-    /** Token to pass to {@link #insertFetched} for a fetch starting now. */
+    /**
+     * The cache epoch, to pass to {@link #insertFetched} for a fetch starting now. It advances on every
+     * invalidation and on every eviction of a once-dirty page: a fetch that started in an older epoch may carry
+     * an image older than what the cache has dropped.
+     */
     public long fetchToken() {
-        return onceDirtyEvictions;
+        return epoch;
+    }
+
+    /** The clean image of a page if cached (identity is meaningful: a new image is a new array), else null. */
+    public byte[] cleanImage(long pageIndex) {
+        Clean c = cleanPage(pageIndex);
+        return c == null ? null : c.bytes();
+    }
+
+    /** The transaction that last wrote a cached page (dirty or once dirty); 0 if fetched unchanged or absent. */
+    public long lastWriter(long pageIndex) {
+        Dirty d = dirty.get(pageIndex);
+        if (d != null) {
+            return d.lastWriter();
+        }
+        Clean c = cleanPage(pageIndex);
+        return c == null ? 0 : c.lastWriter();
+    }
+
+    /** Whether a page lies in memory this frontend owns (the only memory this cache keeps). */
+    public boolean owns(long pageIndex) {
+        return owned.test(pageIndex);
     }
 
     /** What {@link #insertFetched} did with a fetched page. */
@@ -134,8 +186,10 @@ public final class PageCache {
         INSERTED,
         /** The cache already holds an image of the page; the fetched one was dropped. */
         ALREADY_CACHED,
-        /** A once-dirty page was evicted during the fetch: the image may be stale and was dropped. */
-        STALE
+        /** The cache epoch moved during the fetch (invalidation or once-dirty eviction): the image may be stale. */
+        STALE,
+        /** The page is not in memory this frontend owns: never cached (it may change under us). */
+        NOT_OWNED
     }
 
     /** Inserts a page read from the backend unless a newer image exists or may have existed. */
@@ -143,26 +197,37 @@ public final class PageCache {
         if (dirty.containsKey(pageIndex) || cleanPage(pageIndex) != null) {
             return Insert.ALREADY_CACHED;
         }
-        if (token != onceDirtyEvictions) {
+        if (token != epoch) {
             return Insert.STALE;
         }
-        cacheFor(pageIndex).put(pageIndex, new Clean(bytes, false));
+        if (!owned.test(pageIndex)) {
+            return Insert.NOT_OWNED;
+        }
+        cacheFor(pageIndex).put(pageIndex, new Clean(bytes, 0));
         return Insert.INSERTED;
     }
 
     /** Moves every page whose last writer is at most {@code appliedTxId} to the clean cache. */
     public int unpin(long appliedTxId) {
-        int moved = 0;
+        return unpin(appliedTxId, null);
+    }
+
+    /** As {@link #unpin(long)}, telling {@code moved} (if not null) each page index that became clean. */
+    public int unpin(long appliedTxId, java.util.function.LongConsumer moved) {
+        int count = 0;
         while (!unpinQueue.isEmpty() && unpinQueue.peekFirst()[0] <= appliedTxId) {
             long[] e = unpinQueue.pollFirst();
             Dirty d = dirty.get(e[1]);
             if (d != null && d.lastWriter() <= appliedTxId) {
                 dirty.remove(e[1]);
-                cacheFor(e[1]).put(e[1], new Clean(d.bytes(), true));
-                moved++;
+                cacheFor(e[1]).put(e[1], new Clean(d.bytes(), d.lastWriter()));
+                count++;
+                if (moved != null) {
+                    moved.accept(e[1]);
+                }
             }
         }
-        return moved;
+        return count;
     }
 
     public int dirtyPages() {
@@ -177,9 +242,40 @@ public final class PageCache {
         return misses;
     }
 
-    /** Drops every clean page (dirty pages stay: they are the only current copy until applied). */
+    /**
+     * Drops every clean page and advances the epoch (reconnect, recovery, epoch change). Dirty pages stay: they are
+     * the only current copy until applied.
+     */
     public void invalidateClean() {
+        epoch++;
         clean.invalidateAll();
         preferredCache.invalidateAll();
+    }
+
+    /**
+     * Ownership of pages {@code [firstPage, firstPage + count)} changed (a slab granted to or returned by this
+     * frontend): drops their clean images and advances the epoch, so no fetch that started before the change can
+     * install an image from before it. A dirty page there means this frontend wrote memory it did not own: a bug,
+     * refused loudly rather than dropped silently.
+     */
+    public void invalidateRange(long firstPage, long count) {
+        epoch++;
+        for (long p = firstPage; p < firstPage + count; p++) {
+            if (dirty.containsKey(p)) {
+                throw new IllegalStateException("page " + p + " changes ownership while dirty (last writer tx "
+                        + dirty.get(p).lastWriter() + ")");
+            }
+            clean.invalidate(p);
+            preferredCache.invalidate(p);
+            preferred.remove(p);
+        }
+    }
+
+    /** Every clean page index cached now (coherence sweeps). */
+    public long[] cleanPages() {
+        java.util.stream.LongStream.Builder b = java.util.stream.LongStream.builder();
+        clean.asMap().keySet().forEach(b::add);
+        preferredCache.asMap().keySet().forEach(b::add);
+        return b.build().sorted().toArray();
     }
 }

@@ -7,7 +7,11 @@ package io.asymnvm.frontend.tx;
  * also remembers it on the context, so a swallowed signal still forces the retry.
  */
 final class RetrySignal extends Error {
-    enum Reason { PAGE_MISS, NEED_SLAB, RING_FULL }
+    enum Reason {
+        PAGE_MISS, NEED_SLAB, RING_FULL,
+        /** A read-only call must commit (it created a named structure): run again as a logged call. */
+        RERUN_LOGGED
+    }
 
     final Reason reason;
     final long pageIndex;

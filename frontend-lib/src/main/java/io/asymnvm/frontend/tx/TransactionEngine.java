@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.SemanticRecordLayout;
+import io.asymnvm.frontend.CacheIncoherentException;
 import io.asymnvm.frontend.Durability;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.alloc.BlockAllocator;
@@ -79,6 +80,9 @@ public final class TransactionEngine implements AutoCloseable {
     private final BlockAllocator allocator;
     private final long heapSize;
     private final int pageSize;
+    private final long slabPages;
+    /** Pages that became clean at a checkpoint and await comparison with the backend (coherence check mode). */
+    private final java.util.ArrayDeque<Long> toVerify = new java.util.ArrayDeque<>();
     private final int maxArgumentBytes;
     private final Thread agent;
 
@@ -104,6 +108,8 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong redoBatches = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong slabGrants = new AtomicLong();
+    /** Reads made only by the coherence check mode; kept out of every other count. */
+    private final AtomicLong verifyReads = new AtomicLong();
 
     /**
      * Attaches through {@code link} and starts the background agent. If the previous incarnation of this frontend
@@ -120,7 +126,6 @@ public final class TransactionEngine implements AutoCloseable {
         this.pendingRecovery = recovering ? r : null;
         this.pageSize = r.pageSize();
         this.heapSize = r.heapSize();
-        this.cache = new PageCache(pageSize, options.cacheBytes());
         long semStart = recovering ? r.semHead() : r.semValidTail();
         this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), semStart, r.semHead());
         this.redoRing = new RingAppender(RegionIds.redo(frontendId), r.redoCapacity(), r.redoValidTail(),
@@ -131,6 +136,8 @@ public final class TransactionEngine implements AutoCloseable {
         this.allocator = new BlockAllocator(r.slabSize(), r.ownedSlabs(), () -> {
             throw TransactionContext.current().needSlab();
         });
+        this.slabPages = r.slabSize() / pageSize;
+        this.cache = new PageCache(pageSize, options.cacheBytes(), p -> allocator.owns(p * pageSize, pageSize));
         this.nextTxId = r.appliedTxId() + 1;
         this.appliedTxId = r.appliedTxId();
         this.durableTxId = r.appliedTxId();
@@ -186,9 +193,13 @@ public final class TransactionEngine implements AutoCloseable {
     private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
             throws Throwable {
         boolean ro = entry.spec().readOnly() && recovered == null;
-        byte[] argBytes = ro || recovered != null ? null : encodeArguments(entry, args);
+        byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
         CallPages callPages = new CallPages();
         while (true) {
+            // A logged call runs on arguments decoded afresh from the bytes it logs, in every attempt: an attempt
+            // that changes its arguments and is abandoned cannot leak that change into the committed attempt, and
+            // what commits is exactly what recovery will re-execute (which the first decode also proves).
+            Object[] attemptArgs = argBytes == null ? args : decodeArguments(entry, argBytes, recovered);
             TransactionContext tx = new TransactionContext(this, callPages);
             Object result = null;
             Throwable failure = null;
@@ -199,7 +210,7 @@ public final class TransactionEngine implements AutoCloseable {
                 callPages.validate(cache.fetchToken());
                 tx.bind();
                 try {
-                    result = entry.method().invoke(entry.target(), args);
+                    result = entry.method().invoke(entry.target(), attemptArgs);
                 } catch (InvocationTargetException e) {
                     failure = e.getCause();
                 } finally {
@@ -214,14 +225,20 @@ public final class TransactionEngine implements AutoCloseable {
                         failure = new IllegalStateException("read-only transaction " + entry.signature()
                                 + " wrote to persistent memory");
                     } else {
+                        long id;
                         if (ro) {
                             // a read-only method that created a structure opened by name (its first use) commits
-                            // the creation as an ordinary logged transaction; recovery re-executes it
+                            // the creation as an ordinary logged transaction, which recovery re-executes: drop this
+                            // attempt and run again as one, on arguments decoded from the logged bytes
                             ro = false;
                             argBytes = encodeArguments(entry, args);
+                            id = 0;
+                        } else {
+                            id = recovered == null ? logAndApply(entry, argBytes, tx) : adoptAndApply(recovered, tx);
                         }
-                        long id = recovered == null ? logAndApply(entry, argBytes, tx) : adoptAndApply(recovered, tx);
-                        if (id < 0) {
+                        if (id == 0) {
+                            retry = RERUN_LOGGED;
+                        } else if (id < 0) {
                             retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
                         } else {
                             txId = id;
@@ -230,6 +247,9 @@ public final class TransactionEngine implements AutoCloseable {
                 }
             } finally {
                 exec.unlock();
+            }
+            if (retry == RERUN_LOGGED) {
+                continue;
             }
             if (retry != null) {
                 retries.incrementAndGet();
@@ -252,6 +272,22 @@ public final class TransactionEngine implements AutoCloseable {
                 lastAsyncTxId = txId;
             }
             return result;
+        }
+    }
+
+    private static final RetrySignal RERUN_LOGGED = new RetrySignal(RetrySignal.Reason.RERUN_LOGGED, -1);
+
+    private static Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
+                                            SemanticLogReader.Record recovered) {
+        try {
+            return ArgumentCodec.decode(argBytes);
+        } catch (RuntimeException | LinkageError e) { // Kryo reports some failures as errors (InstantiationError)
+            if (recovered != null) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot decode the arguments of tx "
+                        + recovered.txId() + " for " + entry.signature() + ": " + e.getMessage(), e);
+            }
+            throw new IllegalArgumentException("arguments of " + entry.signature() + " do not survive their "
+                    + "semantic-log encoding (they could not be re-executed in recovery): " + e.getMessage(), e);
         }
     }
 
@@ -354,7 +390,8 @@ public final class TransactionEngine implements AutoCloseable {
     public synchronized RecoveryReport recover() {
         AttachReply r = pendingRecovery;
         if (r == null) {
-            return lastRecovery;
+            RecoveryReport last = lastRecovery;
+            return last != null ? last : RecoveryReport.NOTHING;
         }
         long start = System.nanoTime();
         List<SemanticLogReader.Record> records = SemanticLogReader.read(
@@ -384,15 +421,14 @@ public final class TransactionEngine implements AutoCloseable {
                         + registry.signatures() + "); register every @PersistentTransaction interface with "
                         + "transactional(...) before the first call, with unchanged signatures");
             }
-            Object[] args;
             try {
-                args = ArgumentCodec.decode(rec.arguments());
-            } catch (RuntimeException e) {
-                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot decode the arguments of tx "
-                        + rec.txId() + " for " + entry.signature() + ": " + e.getMessage(), e);
-            }
-            try {
-                run(entry, args, rec);
+                run(entry, null, rec); // arguments are decoded from the record, afresh for every attempt
+            } catch (AsymNvmException e) {
+                if (e.errorCode() == ErrorCode.RECOVERY_REQUIRED) {
+                    throw e;
+                }
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "re-execution of tx " + rec.txId() + " ("
+                        + entry.signature() + ") failed: " + e.getMessage(), e);
             } catch (Throwable t) {
                 throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "re-execution of tx " + rec.txId() + " ("
                         + entry.signature() + ") failed; the method is not deterministic or its code changed: "
@@ -416,6 +452,8 @@ public final class TransactionEngine implements AutoCloseable {
 
     /** What {@link #recover()} did: how many transactions it re-executed, their ids, and how long it took. */
     public record RecoveryReport(int transactions, long firstTxId, long lastTxId, long millis) {
+        /** Nothing was pending: no transaction re-executed. */
+        public static final RecoveryReport NOTHING = new RecoveryReport(0, 0, 0, 0);
     }
 
     /** Posts the pending redo batch if the redo ring has room; under the lock. */
@@ -448,27 +486,33 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     /**
-     * Fetches a page and installs it in the cache. Returns the image if it was installed (so the retrying call
-     * can keep it even if the cache evicts it at once: a transaction whose pages exceed the cache still
-     * finishes), null if the cache already had the page.
+     * Fetches a page and installs it in the cache. Returns the image if the calling transaction must keep it
+     * aside (it was installed, so the retrying call can keep it even if the cache evicts it at once and a
+     * transaction whose pages exceed the cache still finishes; or it lies outside this frontend's slabs and is
+     * never cached), null if the cache already had the page.
      */
     private byte[] fetch(long pageIndex) {
         while (true) {
             long generation = link.generation();
             long token;
+            int pages;
+            byte[][] cleanBefore = null;
             exec.lock();
             try {
                 token = cache.fetchToken();
+                pages = readAheadWindow(pageIndex);
+                if (options.verifyCache()) {
+                    cleanBefore = new byte[pages][];
+                    for (int i = 0; i < pages; i++) {
+                        cleanBefore[i] = cache.cleanImage(pageIndex + i);
+                    }
+                }
             } finally {
                 exec.unlock();
             }
-            // read ahead: the pages after a missed one usually belong to the same structure (node pools are
-            // carved from contiguous blocks), and one round trip carries them for little more than one page
-            int pages = (int) Math.max(1, Math.min(options.readAheadPages(), heapSize / pageSize - pageIndex));
             byte[] run;
             try {
-                run = link.read(io.asymnvm.core.layout.RegionIds.HEAP, pageIndex * pageSize, pages * pageSize)
-                        .await().bytes();
+                run = link.read(RegionIds.HEAP, pageIndex * pageSize, pages * pageSize).await().bytes();
                 fetchRoundTrips.incrementAndGet();
             } catch (AsymNvmException e) {
                 recoverOrThrow(e, generation);
@@ -477,12 +521,17 @@ public final class TransactionEngine implements AutoCloseable {
             byte[] page = java.util.Arrays.copyOf(run, pageSize);
             exec.lock();
             try {
+                if (cleanBefore != null) {
+                    for (int i = 0; i < pages; i++) {
+                        compareClean(pageIndex + i, cleanBefore[i], run, i * pageSize, "on a fetch");
+                    }
+                }
                 for (int i = 1; i < pages; i++) {
                     cache.insertFetched(pageIndex + i,
                             java.util.Arrays.copyOfRange(run, i * pageSize, (i + 1) * pageSize), token);
                 }
                 PageCache.Insert result = cache.insertFetched(pageIndex, page, token);
-                if (result == PageCache.Insert.INSERTED) {
+                if (result == PageCache.Insert.INSERTED || result == PageCache.Insert.NOT_OWNED) {
                     return page;
                 }
                 if (result == PageCache.Insert.ALREADY_CACHED) {
@@ -494,6 +543,107 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * How many pages a miss of {@code pageIndex} reads (under the lock). Read-ahead: the pages after a missed one
+     * usually belong to the same structure (node pools are carved from contiguous blocks), and one round trip
+     * carries them for little more than one page. It never crosses into memory this frontend does not own: the
+     * first page of a slab not yet granted would be cached, and the grant would then initialise the slab under
+     * that copy (issue 7). A miss outside owned memory reads that page alone.
+     */
+    private int readAheadWindow(long pageIndex) {
+        long heapPages = heapSize / pageSize;
+        int limit = (int) Math.max(1, Math.min(options.readAheadPages(), heapPages - pageIndex));
+        if (!cache.owns(pageIndex)) {
+            return 1;
+        }
+        int pages = 1;
+        while (pages < limit && cache.owns(pageIndex + pages)) {
+            pages++;
+        }
+        return pages;
+    }
+
+    /**
+     * Coherence check (under the lock): if the clean image {@code before} is still the cached one, it must equal
+     * the backend's bytes. Identity matters: a page written or re-fetched since is a new array and is skipped,
+     * because the backend image read meanwhile may legitimately be older or newer than it.
+     */
+    private void compareClean(long pageIndex, byte[] before, byte[] backend, int at, String when) {
+        if (before == null || cache.cleanImage(pageIndex) != before) {
+            return;
+        }
+        int diff = java.util.Arrays.mismatch(before, 0, pageSize, backend, at, at + pageSize);
+        if (diff >= 0) {
+            CacheIncoherentException e = new CacheIncoherentException(frontendId, pageIndex, pageIndex * pageSize,
+                    cache.lastWriter(pageIndex), appliedTxId, diff, before[diff], backend[at + diff], when);
+            fatal = e;
+            throw e;
+        }
+    }
+
+    /**
+     * Coherence check mode: compares each listed page that is still cached clean with the backend's image (reads
+     * runs of adjacent pages together, outside the lock). Pages are listed at checkpoints (they just became
+     * clean: the backend applied their last writer) and by {@link #sync()} (every clean page).
+     */
+    private void verifyClean(long[] pages, String when) {
+        int i = 0;
+        while (i < pages.length) {
+            int n = 1;
+            while (i + n < pages.length && n < 64 && pages[i + n] == pages[i] + n) {
+                n++;
+            }
+            long first = pages[i];
+            int count = n;
+            i += n;
+            long generation = link.generation();
+            byte[][] before = new byte[count][];
+            exec.lock();
+            try {
+                for (int k = 0; k < count; k++) {
+                    before[k] = cache.cleanImage(first + k);
+                }
+            } finally {
+                exec.unlock();
+            }
+            byte[] run;
+            try {
+                run = link.read(RegionIds.HEAP, first * pageSize, count * pageSize).await().bytes();
+                verifyReads.incrementAndGet();
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+                continue; // reconnected: every clean page was dropped, nothing of this run is left to compare
+            }
+            exec.lock();
+            try {
+                for (int k = 0; k < count; k++) {
+                    compareClean(first + k, before[k], run, k * pageSize, when);
+                }
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    /** Checks the pages that became clean at checkpoints since the last call (coherence check mode only). */
+    private void verifyCheckpointed() {
+        if (!options.verifyCache()) {
+            return;
+        }
+        long[] pages;
+        exec.lock();
+        try {
+            if (toVerify.isEmpty()) {
+                return;
+            }
+            pages = toVerify.stream().mapToLong(Long::longValue).distinct().sorted().toArray();
+            toVerify.clear();
+        } finally {
+            exec.unlock();
+        }
+        verifyClean(pages, "after checkpoint (applied tx " + appliedTxId + ")");
+    }
+
     private void grantSlab() {
         while (true) {
             long generation = link.generation();
@@ -503,6 +653,9 @@ public final class TransactionEngine implements AutoCloseable {
                 long slab = ByteBuffer.wrap(r).order(ByteOrder.LITTLE_ENDIAN).getLong();
                 exec.lock();
                 try {
+                    // ownership changes: nothing cached of the slab survives, no fetch in flight installs a page
+                    // of it read before the grant initialised its header (PageCache's coherence invariant)
+                    cache.invalidateRange(slab * slabPages, slabPages);
                     allocator.addSlab(slab);
                     slabGrants.incrementAndGet();
                 } finally {
@@ -640,6 +793,7 @@ public final class TransactionEngine implements AutoCloseable {
                 }
                 reconnects.incrementAndGet();
                 inflight = null;
+                cache.invalidateClean(); // the backend restarted or the session changed: refetch what is clean
                 learnApplied(r.appliedTxId(), r.semHead(), r.redoHead());
                 int sem = semRing.repost(link);
                 int red = redoRing.repost(link);
@@ -659,7 +813,7 @@ public final class TransactionEngine implements AutoCloseable {
         appliedTxId = applied;
         semRing.release(applied, semHead);
         redoRing.release(applied, redoHead);
-        cache.unpin(applied);
+        cache.unpin(applied, options.verifyCache() ? toVerify::add : null);
         if (applied > durableTxId) {
             advanceDurable(applied);
         }
@@ -686,6 +840,7 @@ public final class TransactionEngine implements AutoCloseable {
                 exec.unlock();
             }
         }
+        verifyCheckpointed();
     }
 
     private void agentLoop() {
@@ -715,6 +870,9 @@ public final class TransactionEngine implements AutoCloseable {
                     pollApplied(true);
                 }
                 LockSupport.parkNanos(Math.min(pollNanos, redoDelayNanos) / 2);
+            } catch (CacheIncoherentException e) {
+                LOG.error("frontend {} stopped: {}", frontendId, e.getMessage());
+                return;
             } catch (AsymNvmException e) {
                 if (fatal != null || !running) {
                     return; // abandoned, fenced or closing: nothing to report
@@ -728,6 +886,9 @@ public final class TransactionEngine implements AutoCloseable {
 
     private void checkUsable() {
         AsymNvmException f = fatal;
+        if (f instanceof CacheIncoherentException ci) {
+            throw ci;
+        }
         if (f != null) {
             throw new AsymNvmException(f.errorCode(), "frontend " + frontendId + " lost its backend: "
                     + f.getMessage(), f);
@@ -741,6 +902,7 @@ public final class TransactionEngine implements AutoCloseable {
     public void sync() {
         long deadline = System.nanoTime() + SPACE_WAIT_NANOS;
         while (true) {
+            checkUsable();
             exec.lock();
             boolean shipped;
             try {
@@ -752,6 +914,16 @@ public final class TransactionEngine implements AutoCloseable {
             awaitDurable(last, controlRoundTrips);
             pollApplied(false);
             if (shipped && appliedTxId >= last) {
+                if (options.verifyCache()) {
+                    long[] clean;
+                    exec.lock();
+                    try {
+                        clean = cache.cleanPages();
+                    } finally {
+                        exec.unlock();
+                    }
+                    verifyClean(clean, "by a sweep of every clean page at sync");
+                }
                 return;
             }
             if (System.nanoTime() > deadline) {
@@ -765,7 +937,8 @@ public final class TransactionEngine implements AutoCloseable {
     public EngineStats stats() {
         return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
-                reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get());
+                reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
+                verifyReads.get());
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {

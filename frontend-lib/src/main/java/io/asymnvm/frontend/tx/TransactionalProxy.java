@@ -37,6 +37,14 @@ public final class TransactionalProxy implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         MethodRegistry.Entry e = entries.get(method);
+        if (e != null && TransactionContext.active() && TransactionContext.current().engine() != engine) {
+            // joining would put this call's writes into another frontend's transaction: its semantic record,
+            // its slabs, its recovery. Nothing commits across frontends atomically, so refuse before any effect.
+            throw new IllegalStateException("transactional call " + e.signature() + " of frontend "
+                    + engine.frontendId() + " made inside a running transaction of frontend "
+                    + TransactionContext.current().engine().frontendId() + ": a transaction runs on one frontend; "
+                    + "call proxies of the same AsymNvm inside it, or make the call after it returns");
+        }
         if (e == null || TransactionContext.active()) {
             // plain method, or a transactional call from inside a running transaction: it joins the outer one
             // (the outer semantic record covers it; re-executing the outer method calls it again)

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The page cache's pinning rules (DESIGN §3), without a backend. */
@@ -179,5 +180,54 @@ class PageCacheTest {
         assertArrayEquals(page(22), cache.get(2).bytes(), "a preferred page written and unpinned stays current");
         pressure(90_000, 40 * CAPACITY_PAGES);
         assertArrayEquals(page(22), cache.get(2).bytes(), "and stays preferred");
+    }
+
+    @Test
+    void shouldNeverCacheAPageOutsideOwnedMemory() {
+        PageCache owned = new PageCache(PAGE, (long) CAPACITY_PAGES * PAGE, p -> p < 100);
+        assertEquals(PageCache.Insert.INSERTED, owned.insertFetched(99, page(99), owned.fetchToken()));
+        assertEquals(PageCache.Insert.NOT_OWNED, owned.insertFetched(100, page(100), owned.fetchToken()),
+                "a page of memory not granted to this frontend may change under it: never cached");
+        assertNull(owned.get(100));
+        assertNotNull(owned.get(99));
+    }
+
+    @Test
+    void shouldDropAGrantedRangeAndRefuseFetchesStartedBeforeTheGrant() {
+        long[] grantedFrom = {Long.MAX_VALUE};
+        PageCache owned = new PageCache(PAGE, (long) CAPACITY_PAGES * PAGE, p -> p < 4 || p >= grantedFrom[0]);
+        assertEquals(PageCache.Insert.INSERTED, owned.insertFetched(3, page(3), owned.fetchToken()));
+        long inFlight = owned.fetchToken(); // a read-ahead of page 4 leaves before the slab at 4 is granted
+
+        grantedFrom[0] = 4;
+        owned.invalidateRange(4, 4);
+
+        assertEquals(PageCache.Insert.STALE, owned.insertFetched(4, page(0), inFlight),
+                "the image predates the grant (the backend initialised the slab header after it was read)");
+        assertNull(owned.get(4));
+        assertNotNull(owned.get(3), "pages outside the range stay");
+        assertEquals(PageCache.Insert.INSERTED, owned.insertFetched(4, page(44), owned.fetchToken()));
+        assertArrayEquals(page(44), owned.get(4).bytes());
+
+        owned.invalidateRange(4, 1);
+        assertNull(owned.get(4), "a returned slab's pages are dropped");
+    }
+
+    @Test
+    void shouldRefuseAnOwnershipChangeOverADirtyPage() {
+        cache.putDirty(12, page(12), 5);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> cache.invalidateRange(10, 4));
+        assertTrue(e.getMessage().contains("page 12") && e.getMessage().contains("tx 5"), e.getMessage());
+    }
+
+    @Test
+    void shouldDropCleanPagesAndOutdateFetchesOnReconnect() {
+        cache.insertFetched(1, page(1), cache.fetchToken());
+        cache.putDirty(2, page(2), 7);
+        long inFlight = cache.fetchToken();
+        cache.invalidateClean();
+        assertNull(cache.get(1));
+        assertArrayEquals(page(2), cache.get(2).bytes(), "dirty pages are the only current copy: kept");
+        assertEquals(PageCache.Insert.STALE, cache.insertFetched(3, page(3), inFlight));
     }
 }
