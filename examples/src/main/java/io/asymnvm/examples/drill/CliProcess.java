@@ -1,5 +1,7 @@
 package io.asymnvm.examples.drill;
 
+import io.asymnvm.frontend.FrontendOptions;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -107,6 +109,11 @@ final class CliProcess implements AutoCloseable {
             } else if (a.startsWith("-Dchronicle.")) {
                 flags.add(a);
             }
+        }
+        // the coherence check mode reaches the children too (the test suite sets it as a system property)
+        String verify = System.getProperty(FrontendOptions.VERIFY_CACHE_PROPERTY);
+        if (verify != null) {
+            flags.add("-D" + FrontendOptions.VERIFY_CACHE_PROPERTY + "=" + verify);
         }
         return flags;
     }
