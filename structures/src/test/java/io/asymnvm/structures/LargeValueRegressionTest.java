@@ -7,15 +7,11 @@ import io.asymnvm.structures.codec.Codecs;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,18 +60,8 @@ class LargeValueRegressionTest {
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
 
-    static Stream<Arguments> cases() {
-        List<Arguments> out = new ArrayList<>();
-        for (Nvm.Transport t : Nvm.Transport.values()) {
-            for (StructureType s : StructureType.values()) {
-                out.add(Arguments.of(s, t));
-            }
-        }
-        return out.stream();
-    }
-
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("cases")
+    @MethodSource("io.asymnvm.structures.MapLoadTest#cases") // every structure over every transport
     void shouldReadBackEveryLargeValueWithDefaultOptions(StructureType type, Nvm.Transport transport) {
         FrontendOptions defaults = FrontendOptions.defaults();
         byte[][] values = new byte[PUTS][];
