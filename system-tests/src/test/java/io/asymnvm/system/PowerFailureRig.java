@@ -2,6 +2,7 @@ package io.asymnvm.system;
 
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
+import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.recovery.crash.SimulatedPmRegion;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -62,7 +62,12 @@ final class PowerFailureRig {
      * and how often the rings wrapped.
      */
     record Run(long crashPoint, boolean powerLost, long persists, boolean created, long[] oracle, int acknowledged,
-               Transfer inFlight, SimulatedPmRegion region, long semLaps, long redoLaps, String unexpected) {
+               Pending pending, SimulatedPmRegion region, long semLaps, long redoLaps, String unexpected) {
+
+        /** The transfers that were posted but not acknowledged when the power failed. */
+        String inFlight() {
+            return pending.toString();
+        }
 
         /** Where the power failed (thread and code point), for violation reports. */
         String site() {
@@ -70,7 +75,91 @@ final class PowerFailureRig {
         }
     }
 
-    private record Frontend(AsymNvm nvm, Accounts accounts, Ledger ledger) {
+    /**
+     * What happens around the power failure (issue 7, item 7). {@code PLAIN}: one frontend runs the plan.
+     * {@code FRONTEND_CRASH}: the frontend runs half the plan, posts one ASYNC transfer and crashes (its record in
+     * the ring, never flushed); a new incarnation recovers it and runs the rest. {@code BACKEND_RESTART}: a third
+     * of the plan, then the backend restarts over the same PM (nothing lost, connections fail, the frontend
+     * reconnects and re-posts), a third more, then the frontend crash as above and the rest. {@code TWO_THREADS}:
+     * two worker threads share one frontend, each running half of the plan. The power cut lands anywhere in it.
+     */
+    enum Composition {
+        PLAIN, FRONTEND_CRASH, BACKEND_RESTART, TWO_THREADS
+    }
+
+    /**
+     * The acknowledged oracle and the transfers posted but not yet acknowledged. Ordered (one thread): a recovered
+     * state is the oracle plus a prefix of the pending transfers, in posting order (a later one durable without an
+     * earlier one is a lost acknowledged ordering). Unordered (two threads): plus any subset.
+     */
+    static final class Pending {
+        private final boolean ordered;
+        private final long[] oracle = initialBalances();
+        private final List<Transfer> posted = new ArrayList<>();
+        private int acknowledged;
+
+        Pending(boolean ordered) {
+            this.ordered = ordered;
+        }
+
+        synchronized void post(Transfer t) {
+            posted.add(t);
+        }
+
+        /** {@code t} returned: it and, when ordered, every transfer posted before it are acknowledged. */
+        synchronized void acknowledge(Transfer t) {
+            int i = posted.indexOf(t);
+            List<Transfer> done = ordered ? new ArrayList<>(posted.subList(0, i + 1)) : List.of(t);
+            for (Transfer d : done) {
+                d.applyTo(oracle);
+                posted.remove(d);
+                acknowledged++;
+            }
+        }
+
+        synchronized long[] oracle() {
+            return oracle.clone();
+        }
+
+        synchronized int acknowledged() {
+            return acknowledged;
+        }
+
+        /** Every state a recovery may show: the oracle plus each allowed combination of pending transfers. */
+        synchronized List<long[]> allowedStates() {
+            List<long[]> out = new ArrayList<>();
+            int n = posted.size();
+            if (ordered) {
+                for (int k = 0; k <= n; k++) {
+                    out.add(applied(posted.subList(0, k)));
+                }
+            } else {
+                for (int mask = 0; mask < 1 << n; mask++) {
+                    List<Transfer> some = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        if ((mask & 1 << i) != 0) {
+                            some.add(posted.get(i));
+                        }
+                    }
+                    out.add(applied(some));
+                }
+            }
+            return out;
+        }
+
+        private long[] applied(List<Transfer> ts) {
+            long[] b = oracle.clone();
+            ts.forEach(t -> t.applyTo(b));
+            return b;
+        }
+
+        @Override
+        public synchronized String toString() {
+            return posted.isEmpty() ? "none" : posted.toString();
+        }
+    }
+
+    private record Frontend(AsymNvm nvm, Accounts accounts, AsyncTransfers async, Ledger ledger) {
     }
 
     private final BackendConfiguration config;
@@ -81,6 +170,7 @@ final class PowerFailureRig {
     private final List<Transfer> plan = new ArrayList<>();
     /** Null: the balances are an array in one block; else the structure that holds them. */
     private final MapAccounts.Kind structure;
+    private final Composition composition;
 
     PowerFailureRig(Path dir, long seed, int transfers) {
         this(dir, seed, transfers, RING);
@@ -93,7 +183,18 @@ final class PowerFailureRig {
 
     /** The same bank with its balances in a persistent B+tree or hash map (1 MiB slabs: node pools need them). */
     PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure) {
+        this(dir, seed, transfers, ring, structure, Composition.PLAIN);
+    }
+
+    /** The bank in one block, with the power failure composed with other failures. */
+    PowerFailureRig(Path dir, long seed, int transfers, Composition composition) {
+        this(dir, seed, transfers, RING, null, composition);
+    }
+
+    private PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure,
+                            Composition composition) {
         this.structure = structure;
+        this.composition = composition;
         this.seed = seed;
         this.ring = ring;
         this.pauseNanos = TimeUnit.MICROSECONDS.toNanos(300);
@@ -147,16 +248,15 @@ final class PowerFailureRig {
         }
         AtomicReference<BackendNode> node = new AtomicReference<>();
         AtomicReference<Frontend> fe = new AtomicReference<>();
-        long[] oracle = initialBalances();
+        RestartableFabric fabric = new RestartableFabric(() -> node.get().localFabric());
         long[] base = {0};
         AtomicBoolean created = new AtomicBoolean();
-        AtomicReference<Transfer> inFlight = new AtomicReference<>();
-        AtomicInteger acknowledged = new AtomicInteger();
+        Pending pending = new Pending(composition != Composition.TWO_THREADS);
         AtomicReference<String> unexpected = new AtomicReference<>();
         Thread worker = new Thread(() -> {
             try {
                 node.set(BackendNode.start(config, region));
-                fe.set(open(node.get()));
+                fe.set(open(fabric));
                 Frontend f = fe.get();
                 f.accounts().create(ACCOUNTS, INITIAL);
                 created.set(true);
@@ -167,18 +267,12 @@ final class PowerFailureRig {
                         region.failAtPersist(base[0] + crashPoint);
                     }
                 }
-                for (Transfer t : plan) {
-                    inFlight.set(t);
-                    f.accounts().transfer(t.from(), t.to(), t.amount());
-                    t.applyTo(oracle);
-                    acknowledged.incrementAndGet();
-                    inFlight.set(null);
-                }
-                f.nvm().close();
+                Frontend last = workload(f, fe, node, region, fabric, pending, unexpected);
+                last.nvm().close();
                 node.get().close();
             } catch (Throwable t) {
                 if (!region.powerLost() && SimulatedPowerFailure.findIn(t) == null) {
-                    unexpected.set("workload failed without a power failure: " + describe(t));
+                    unexpected.compareAndSet(null, "workload failed without a power failure: " + describe(t));
                 }
             }
         }, "bank-worker-" + crashPoint);
@@ -202,8 +296,88 @@ final class PowerFailureRig {
             redoLaps = node.get().frontendLog(0).checkpoint().redoHead() / ring;
         }
         long persists = region.persistCount() - (fromFormat ? 0 : base[0]);
-        return new Run(crashPoint, region.powerLost(), persists, created.get(), oracle.clone(), acknowledged.get(),
-                inFlight.get(), region, semLaps, redoLaps, unexpected.get());
+        return new Run(crashPoint, region.powerLost(), persists, created.get(), pending.oracle(),
+                pending.acknowledged(), pending, region, semLaps, redoLaps, unexpected.get());
+    }
+
+    /** Runs the plan as the composition says; returns the frontend that finished it. */
+    private Frontend workload(Frontend first, AtomicReference<Frontend> fe, AtomicReference<BackendNode> node,
+                              SimulatedPmRegion region, RestartableFabric fabric, Pending pending,
+                              AtomicReference<String> unexpected) throws InterruptedException {
+        int n = plan.size();
+        switch (composition) {
+            case PLAIN -> transfers(first, plan, pending);
+            case FRONTEND_CRASH -> {
+                transfers(first, plan.subList(0, n / 2), pending);
+                Frontend second = crashAfterAsyncTransfer(first, plan.get(n / 2), fabric, fe, pending);
+                transfers(second, plan.subList(n / 2 + 1, n), pending);
+                return second;
+            }
+            case BACKEND_RESTART -> {
+                transfers(first, plan.subList(0, n / 3), pending);
+                fabric.restart(() -> {
+                    node.get().close();
+                    node.set(BackendNode.start(config, region));
+                });
+                transfers(first, plan.subList(n / 3, 2 * n / 3), pending);
+                Frontend second = crashAfterAsyncTransfer(first, plan.get(2 * n / 3), fabric, fe, pending);
+                transfers(second, plan.subList(2 * n / 3 + 1, n), pending);
+                return second;
+            }
+            case TWO_THREADS -> {
+                List<Thread> threads = new ArrayList<>();
+                for (int w = 0; w < 2; w++) {
+                    List<Transfer> mine = new ArrayList<>();
+                    for (int i = w; i < n; i += 2) {
+                        mine.add(plan.get(i));
+                    }
+                    Thread t = new Thread(() -> {
+                        try {
+                            transfers(first, mine, pending);
+                        } catch (Throwable e) {
+                            if (!region.powerLost() && SimulatedPowerFailure.findIn(e) == null) {
+                                unexpected.compareAndSet(null, "worker thread failed without a power failure: "
+                                        + describe(e));
+                            }
+                        }
+                    }, "bank-worker-" + w);
+                    threads.add(t);
+                    t.start();
+                }
+                for (Thread t : threads) {
+                    t.join();
+                }
+                if (region.powerLost()) {
+                    throw region.failure();
+                }
+            }
+            default -> throw new IllegalStateException("unknown composition " + composition);
+        }
+        return first;
+    }
+
+    /** SYNC transfers, each posted then acknowledged when its call returns. */
+    private static void transfers(Frontend f, List<Transfer> ts, Pending pending) {
+        for (Transfer t : ts) {
+            pending.post(t);
+            f.accounts().transfer(t.from(), t.to(), t.amount());
+            pending.acknowledge(t);
+        }
+    }
+
+    /**
+     * Posts {@code t} as an ASYNC transfer (its record in the ring, not flushed), crashes {@code f}, opens the next
+     * incarnation and recovers: {@code t} stays pending until that incarnation's next SYNC transfer returns.
+     */
+    private Frontend crashAfterAsyncTransfer(Frontend f, Transfer t, RestartableFabric fabric,
+                                             AtomicReference<Frontend> fe, Pending pending) {
+        pending.post(t);
+        f.async().transferLater(t.from(), t.to(), t.amount());
+        f.nvm().crash();
+        Frontend next = open(fabric);
+        fe.set(next);
+        next.nvm().recover();
+        return next;
     }
 
     /**
@@ -357,19 +531,15 @@ final class PowerFailureRig {
                     + Arrays.toString(balances) + ", oracle of " + run.acknowledged() + " acknowledged transfers "
                     + Arrays.toString(run.oracle()) + ", in flight " + run.inFlight();
         }
-        if (Arrays.equals(balances, run.oracle())) {
-            return null;
-        }
-        if (run.inFlight() != null) {
-            long[] plus = run.oracle().clone();
-            run.inFlight().applyTo(plus);
-            if (Arrays.equals(balances, plus)) {
+        for (long[] allowed : run.pending().allowedStates()) {
+            if (Arrays.equals(balances, allowed)) {
                 return null;
             }
         }
         return "balances " + Arrays.toString(balances) + " match neither the " + run.acknowledged()
-                + " acknowledged transfers " + Arrays.toString(run.oracle()) + " nor them plus the transfer in flight "
-                + run.inFlight() + " (an acknowledged transfer was lost or one was applied twice)";
+                + " acknowledged transfers " + Arrays.toString(run.oracle()) + " nor them plus an allowed combination"
+                + " of the pending transfers " + run.inFlight() + " (an acknowledged transfer was lost, one was "
+                + "applied twice, or a later one survived without an earlier one)";
     }
 
     private static boolean isReplayer(Thread t) {
@@ -377,14 +547,19 @@ final class PowerFailureRig {
     }
 
     private Frontend open(BackendNode node) {
-        AsymNvm nvm = AsymNvm.open(node.localFabric(), 0, options);
+        return open(node.localFabric());
+    }
+
+    private Frontend open(Fabric fabric) {
+        AsymNvm nvm = AsymNvm.open(fabric, 0, options);
         try {
             if (structure != null) {
                 MapAccounts bank = new MapAccounts(structure);
-                return new Frontend(nvm, nvm.transactional(Accounts.class, bank),
+                return new Frontend(nvm, nvm.transactional(Accounts.class, bank), null,
                         nvm.transactional(Ledger.class, bank));
             }
             return new Frontend(nvm, nvm.transactional(Accounts.class, new Accounts.Impl()),
+                    nvm.transactional(AsyncTransfers.class, new AsyncTransfers.Impl()),
                     nvm.transactional(Ledger.class, new Ledger.Impl()));
         } catch (RuntimeException e) {
             nvm.crash();

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,6 +112,43 @@ class PowerFailureTest {
                 Integer.getInteger("asymnvm.crashBudget", 150), 1);
         e.report("hash map");
         assertTrue(e.images >= 40, "explored only " + e.images + " crash states");
+    }
+
+    /**
+     * Power failures composed with other failures (issue 7, item 7): a frontend crash with a posted, unflushed
+     * record, recovered by the next incarnation, which commits more; a backend restart before that; two worker
+     * threads. Each crash image is also recovered with a second power cut during its recovery. At least
+     * {@code asymnvm.composedStates} (default 1,000) crash states per composition; 10,000 in the slow profile.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = PowerFailureRig.Composition.class, names = {"FRONTEND_CRASH", "BACKEND_RESTART",
+            "TWO_THREADS"})
+    void shouldKeepEveryAcknowledgedTransferAcrossComposedFailures(PowerFailureRig.Composition composition) {
+        exploreComposed(composition, Integer.getInteger("asymnvm.composedStates", 1_000));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = PowerFailureRig.Composition.class, names = {"FRONTEND_CRASH", "BACKEND_RESTART",
+            "TWO_THREADS"})
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldKeepEveryAcknowledgedTransferAcrossTenThousandComposedFailures(
+            PowerFailureRig.Composition composition) {
+        exploreComposed(composition, 10_000);
+    }
+
+    private void exploreComposed(PowerFailureRig.Composition composition, int states) {
+        Exploration e = new Exploration();
+        long seed = SEED + 100 + composition.ordinal();
+        while (e.images + e.recoveryCrashes < states) {
+            // two images per crash point, each also cut again during its recovery: four crash states per point
+            e.explore(new PowerFailureRig(dir, seed, 300, composition), false,
+                    Integer.getInteger("asymnvm.crashBudget", (states + 3) / 4), 2);
+            seed += 7919;
+        }
+        e.report("composed " + composition);
+        assertTrue(e.images + e.recoveryCrashes >= states, "explored only " + (e.images + e.recoveryCrashes)
+                + " crash states of " + composition);
     }
 
     /** The slow profile's structure drill: at least 10,000 crash states for each structure. */

@@ -71,14 +71,20 @@ public final class RingAppender {
     }
 
     /**
-     * Takes over a record that is already in the ring (found during recovery) without writing it: it is retained
-     * like an appended one and the write position moves past it.
+     * Takes over a record that is already in the ring (found during recovery): it is written again at its
+     * position through this session and retained like an appended one, and the write position moves past it.
+     *
+     * <p>The rewrite is what makes it durable. The incarnation that posted it may have died before its FLUSH, and
+     * a FLUSH persists only what its own session wrote; without the rewrite, this session's next FLUSH would stamp
+     * the durable watermark past bytes that are visible on the backend but were never persisted, and a power
+     * failure would leave a ring that is invalid before its watermark (issue 7, item 7).
      */
-    public void adopt(long recordPosition, byte[] raw, long lastTxId, long next) {
+    public void adopt(BackendLink link, long recordPosition, byte[] raw, long lastTxId, long next) {
         if (recordPosition != position) {
             throw new IllegalStateException("adopting a record at " + recordPosition + " but the ring tail is at "
                     + position);
         }
+        link.write(regionId, Math.floorMod(recordPosition, capacity), raw, raw.length);
         retained.add(new Retained(recordPosition, raw, lastTxId));
         position = next;
     }

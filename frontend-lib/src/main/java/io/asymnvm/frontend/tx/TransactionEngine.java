@@ -367,7 +367,7 @@ public final class TransactionEngine implements AutoCloseable {
                     + " holds tx " + txId + ", expected " + nextTxId);
         }
         nextTxId++;
-        semRing.adopt(record.position(), record.raw(), txId, record.position() + record.raw().length);
+        semRing.adopt(link, record.position(), record.raw(), txId, record.position() + record.raw().length);
         long semEnd = semRing.position();
         for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
             cache.putDirty(p.getKey(), p.getValue(), txId);
@@ -407,7 +407,7 @@ public final class TransactionEngine implements AutoCloseable {
                 exec.lock();
                 try {
                     long span = r.semCapacity() - Math.floorMod(rec.position(), r.semCapacity());
-                    semRing.adopt(rec.position(), rec.raw(), owner, rec.position() + span);
+                    semRing.adopt(link, rec.position(), rec.raw(), owner, rec.position() + span);
                 } finally {
                     exec.unlock();
                 }
