@@ -94,6 +94,9 @@ class PowerFailureTest {
         Exploration e = new Exploration();
         e.explore(new PowerFailureRig(dir, SEED + 1, 10), true, Integer.MAX_VALUE, 3);
         e.report("from format");
+        // formatting, attach, the slab grant and the creation take about 40 persist calls: every one is a crash point
+        assertTrue(e.points >= 30, "ran only " + e.points + " crash points from format");
+        assertTrue(e.images >= 3 * e.points, "recovered only " + e.images + " crash images of " + e.points + " points");
     }
 
     @Test
