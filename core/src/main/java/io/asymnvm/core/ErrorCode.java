@@ -25,7 +25,9 @@ public enum ErrorCode {
     UNKNOWN_FRONTEND(18),
     CATALOG_UNAVAILABLE(19),
     IDENTITY_MISMATCH(20),
-    CACHE_INCOHERENT(21);
+    CACHE_INCOHERENT(21),
+    /** A named root another frontend owns or has claimed for its creation. */
+    NAME_TAKEN(22);
 
     private final int code;
 

@@ -103,44 +103,77 @@ public final class AsymNvm implements AutoCloseable {
     /**
      * Opens the structure named {@code name}, creating it (with a {@link StructureFactory} of {@code type} found on
      * the class path) if this frontend has no root of that name; returns its root address. The name and the
-     * structure are created in one transaction. Names are unique per backend: the backend's catalog refuses a name
-     * another frontend owns. Opening a name with another type or codecs is refused with both in the message.
+     * structure are created in one transaction. Names are unique per backend: the name is claimed in the backend's
+     * catalog first ({@link #checkNameAvailable}), and a name another frontend owns or is creating is refused with
+     * {@link ErrorCode#NAME_TAKEN}. Opening a name with another type or codecs is refused with both in the message.
      * Prebuilt structures wrap this ({@code PersistentBTree.open(nvm, name, ...)}).
      */
     public long namedRoot(String name, int type, int keyCodec, int valueCodec) {
-        RootDirectoryLayout.checkName(name);
-        ControlMessageLayout.CatalogEntry indexed = catalogLookup(name);
-        if (indexed != null && indexed.owner() != frontendId()) {
-            throw new IllegalArgumentException("root '" + name + "' belongs to frontend " + indexed.owner()
-                    + "; this is frontend " + frontendId());
-        }
+        boolean indexed = checkNameAvailable(name, type, keyCodec, valueCodec);
         long address = namedRoots.openOrCreate(name, type, keyCodec, valueCodec);
-        if (indexed == null) {
+        if (!indexed) {
             catalogBind(new RootDirectoryLayout.Entry(name, type, keyCodec, valueCodec, address));
         }
         return address;
     }
 
     /**
-     * Refuses {@code name} if the backend's catalog says another frontend owns it (a control call, no
-     * transaction). Structure handles opened by name call this, then resolve the root lazily inside transactions.
+     * Refuses {@code name} if another frontend owns it or is creating it, and otherwise claims it for this
+     * frontend in the backend's catalog (one control call; atomic on the backend), so that of several frontends
+     * creating the same name at the same moment exactly one proceeds and the others fail here, before their
+     * creating transaction runs. Structure handles opened by name call this, then create the root lazily inside
+     * transactions. Refusals are {@link AsymNvmException}s with {@link ErrorCode#NAME_TAKEN} naming the owner; a
+     * name held with another type or codecs is an {@link IllegalArgumentException} naming both.
+     *
+     * <p>Should a name exist in two frontends' root directories (possible only if a backend crashed between a claim
+     * and the creation reaching PM, and another frontend created the name after the restart), the backend reports
+     * it by name and each frontend keeps reaching its own structure: a frontend whose own directory holds the name
+     * is never refused it.
+     *
+     * @return whether the catalog already indexed the created root for this frontend (no bind needed)
      */
-    public void checkNameAvailable(String name, int type, int keyCodec, int valueCodec) {
+    public boolean checkNameAvailable(String name, int type, int keyCodec, int valueCodec) {
         RootDirectoryLayout.checkName(name);
         ControlMessageLayout.CatalogEntry indexed = catalogLookup(name);
-        if (indexed == null) {
-            return;
+        if (indexed != null && indexed.owner() != frontendId()) {
+            if (ownsInItsDirectory(name, indexed)) {
+                return true;
+            }
+            throw new AsymNvmException(ErrorCode.NAME_TAKEN, "root '" + name + "' "
+                    + (indexed.entry().address() == 0 ? "is being created by" : "belongs to") + " frontend "
+                    + indexed.owner() + "; this is frontend " + frontendId());
         }
-        if (indexed.owner() != frontendId()) {
-            throw new IllegalArgumentException("root '" + name + "' belongs to frontend " + indexed.owner()
-                    + "; this is frontend " + frontendId());
+        if (indexed != null) {
+            RootDirectoryLayout.Entry e = indexed.entry();
+            if (e.type() != type || e.keyCodec() != keyCodec || e.valueCodec() != valueCodec) {
+                throw new IllegalArgumentException("root '" + name + "' is type " + e.type() + " with key codec "
+                        + e.keyCodec() + " and value codec " + e.valueCodec() + "; opened as type " + type
+                        + " with key codec " + keyCodec + " and value codec " + valueCodec);
+            }
+            if (e.address() != 0) {
+                return true;
+            }
         }
-        RootDirectoryLayout.Entry e = indexed.entry();
-        if (e.type() != type || e.keyCodec() != keyCodec || e.valueCodec() != valueCodec) {
-            throw new IllegalArgumentException("root '" + name + "' is type " + e.type() + " with key codec "
-                    + e.keyCodec() + " and value codec " + e.valueCodec() + "; opened as type " + type
-                    + " with key codec " + keyCodec + " and value codec " + valueCodec);
+        try {
+            catalogBind(new RootDirectoryLayout.Entry(name, type, keyCodec, valueCodec, 0));
+        } catch (AsymNvmException e) {
+            if (e.errorCode() == ErrorCode.NAME_TAKEN && ownsInItsDirectory(name, null)) {
+                return true;
+            }
+            throw e;
         }
+        return false;
+    }
+
+    /** Whether this frontend's own root directory holds {@code name} although the catalog names another owner. */
+    private boolean ownsInItsDirectory(String name, ControlMessageLayout.CatalogEntry indexed) {
+        if (namedRoots.find(name) == null) {
+            return false;
+        }
+        LOG.error("root '{}' is in this frontend's ({}) root directory, but the catalog resolves it to {}: the name "
+                + "was created twice; using this frontend's own", name, frontendId(),
+                indexed == null ? "another frontend" : "frontend " + indexed.owner());
+        return true;
     }
 
     /** The backend catalog's entry for {@code name} (null if absent or the catalog is unavailable). */

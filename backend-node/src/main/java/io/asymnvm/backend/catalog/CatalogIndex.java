@@ -18,9 +18,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The backend's catalog of named roots (DESIGN §6): name → owning frontend, type, codecs, root address, indexed
@@ -43,6 +45,7 @@ public final class CatalogIndex implements AutoCloseable {
     private final Superblock sb;
     private final SlabTable slabs;
     private ChronicleMap<String, byte[]> map;
+    private final Map<String, List<Integer>> duplicates = new HashMap<>();
 
     /** {@code file} null: an in-memory index (regions without a file, e.g. simulated PM). */
     public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
@@ -55,14 +58,25 @@ public final class CatalogIndex implements AutoCloseable {
     }
 
     /**
-     * The entry of {@code name}. A miss re-reads the PM root directories first: names created by transactions
-     * (structure handles resolve and create their roots inside user transactions) are indexed once applied.
+     * The entry of {@code name}: a root, a claim (address 0: its owner is creating it), or null. A miss, or a
+     * claim, re-reads the PM root directories first: names created by transactions (structure handles resolve and
+     * create their roots inside user transactions) are indexed once applied.
      */
     public synchronized CatalogEntry lookup(String name) {
         ChronicleMap<String, byte[]> m = open();
         byte[] v = m.get(name);
         if (v != null) {
-            return decode(name, v);
+            CatalogEntry e = decode(name, v);
+            if (e.entry().address() != 0) {
+                return e;
+            }
+            // a claim: the owner's creating transaction may have been applied since
+            CatalogEntry created = scanDirectories().get(name);
+            if (created == null || created.owner() != e.owner()) {
+                return e;
+            }
+            m.put(name, encode(created));
+            return created;
         }
         CatalogEntry found = scanDirectories().get(name);
         if (found != null) {
@@ -71,17 +85,41 @@ public final class CatalogIndex implements AutoCloseable {
         return found;
     }
 
-    /** Records a name a frontend created; a name owned by another frontend, or bound differently, is refused. */
+    /**
+     * Records a name for frontend {@code owner}, atomically (under this index's lock): either a <em>claim</em>
+     * ({@code entry.address() == 0}), made before the transaction that creates the structure, or the created root,
+     * which replaces the owner's claim. A name another frontend owns or has claimed is refused with
+     * {@code NAME_TAKEN} before anything is created, so of several frontends creating one name at the same moment
+     * exactly one proceeds. The PM root directories are consulted before a claim, so a name created inside a
+     * transaction and applied, but not yet indexed, is found. A claim lives as long as this backend process: a
+     * frontend that claimed a name and crashed before creating it keeps it (its next incarnation may create it); a
+     * restart rebuilds the index from the directories, which drops claims whose creation never reached PM.
+     */
     public synchronized void bind(int owner, RootDirectoryLayout.Entry entry) {
         ChronicleMap<String, byte[]> m = open();
         byte[] existing = m.get(entry.name());
+        if (existing == null) {
+            CatalogEntry created = scanDirectories().get(entry.name());
+            if (created != null) {
+                m.put(entry.name(), encode(created));
+                existing = encode(created);
+            }
+        }
         if (existing != null) {
             CatalogEntry e = decode(entry.name(), existing);
-            if (e.owner() != owner || e.entry().address() != entry.address() || e.entry().type() != entry.type()) {
+            if (e.owner() != owner) {
+                throw new AsymNvmException(ErrorCode.NAME_TAKEN, "root '" + entry.name() + "' "
+                        + (e.entry().address() == 0 ? "is being created by " : "belongs to ") + describe(e)
+                        + "; refused for frontend " + owner);
+            }
+            if (entry.address() == 0) {
+                return; // the owner claims again (a retry, or its next incarnation): nothing changes
+            }
+            if (e.entry().address() != 0
+                    && (e.entry().address() != entry.address() || e.entry().type() != entry.type())) {
                 throw new AsymNvmException(ErrorCode.BAD_REQUEST, "root '" + entry.name() + "' is already bound to "
                         + describe(e) + "; refused " + describe(new CatalogEntry(owner, entry)));
             }
-            return;
         }
         m.put(entry.name(), encode(new CatalogEntry(owner, entry)));
     }
@@ -149,6 +187,39 @@ public final class CatalogIndex implements AutoCloseable {
         return true;
     }
 
+    /**
+     * A name found in two frontends' root directories: both were created (claims make that impossible while one
+     * backend process serves, but a claim does not survive a backend crash that happens before the creation is
+     * applied). Never dropped silently: reported by name, the index keeps the lower frontend id, and each frontend
+     * still reaches its own structure through its own root directory.
+     */
+    private void duplicate(String name, CatalogEntry kept, CatalogEntry other) {
+        synchronized (duplicates) {
+            List<Integer> owners = duplicates.computeIfAbsent(name, n -> new ArrayList<>(List.of(kept.owner())));
+            if (!owners.contains(other.owner())) {
+                owners.add(other.owner());
+                LOG.error("root '{}' exists in the root directories of frontends {}: the catalog resolves it to "
+                        + "frontend {}; each frontend still reaches its own through its root directory", name,
+                        owners, kept.owner());
+            }
+        }
+    }
+
+    /**
+     * Names found in more than one frontend's root directory, with their owners (empty when names are unique).
+     * Opens the index if it is not open yet, which reads every directory.
+     */
+    public Map<String, List<Integer>> duplicates() {
+        synchronized (this) {
+            open();
+        }
+        synchronized (duplicates) {
+            Map<String, List<Integer>> out = new TreeMap<>();
+            duplicates.forEach((n, o) -> out.put(n, List.copyOf(o)));
+            return out;
+        }
+    }
+
     /** Walks every frontend's root directory in the PM heap (the authority). Skips malformed directories. */
     public Map<String, CatalogEntry> scanDirectories() {
         Map<String, CatalogEntry> out = new HashMap<>();
@@ -179,7 +250,10 @@ public final class CatalogIndex implements AutoCloseable {
                 try {
                     RootDirectoryLayout.Entry e = RootDirectoryLayout.decodeEntry(
                             region.read(at + RootDirectoryLayout.entryOffset(i), RootDirectoryLayout.ENTRY_LENGTH));
-                    out.put(e.name(), new CatalogEntry(f, e));
+                    CatalogEntry first = out.putIfAbsent(e.name(), new CatalogEntry(f, e));
+                    if (first != null) {
+                        duplicate(e.name(), first, new CatalogEntry(f, e));
+                    }
                 } catch (IllegalStateException bad) {
                     LOG.warn("frontend {}: root directory entry {} unreadable: {}", f, i, bad.getMessage());
                 }

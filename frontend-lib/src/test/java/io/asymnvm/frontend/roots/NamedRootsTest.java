@@ -2,6 +2,8 @@ package io.asymnvm.frontend.roots;
 
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.ShmTempDirFactory;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -72,8 +75,9 @@ class NamedRootsTest {
                 assertThrows(IllegalArgumentException.class, () -> nvm.namedRoot("x".repeat(41), 99, 0, 0));
             }
             try (AsymNvm other = AsymNvm.open(node.localFabric(), 1, FrontendOptions.defaults())) {
-                IllegalArgumentException owner = assertThrows(IllegalArgumentException.class,
+                AsymNvmException owner = assertThrows(AsymNvmException.class,
                         () -> other.namedRoot("accounts", CounterFactory.TYPE, 1, 2));
+                assertEquals(ErrorCode.NAME_TAKEN, owner.errorCode(), owner.getMessage());
                 assertTrue(owner.getMessage().contains("belongs to frontend 0"), owner.getMessage());
                 assertNotEquals(0, other.namedRoot("mine", CounterFactory.TYPE, 0, 0));
             }
@@ -99,6 +103,46 @@ class NamedRootsTest {
         Files.write(catalog, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
         try (BackendNode node = node()) {
             assertEquals(address, node.catalog().lookup("events").entry().address(), "garbage file rebuilt");
+        }
+    }
+
+    /**
+     * The one way a name can still exist twice: frontend 1 creates it (acknowledged, its redo not yet applied),
+     * the backend restarts (the in-memory claim is gone, the directories do not hold the name yet), frontend 2
+     * creates it, then frontend 1's recovery re-executes its creation. Nothing is dropped: the rebuilt catalog
+     * reports the duplicate by name with both owners, and each frontend still reaches its own structure.
+     */
+    @Test
+    void shouldReportADuplicateNameAndKeepBothReachable() {
+        // redo held back (10 s), so frontend 1's creation is durable in its semantic log only
+        FrontendOptions unapplied = FrontendOptions.builder().redoBatch(1_000, 1 << 20, 10_000_000).conclude();
+        long first;
+        try (BackendNode node = node()) {
+            AsymNvm one = AsymNvm.open(node.localFabric(), 1, unapplied);
+            first = one.namedRoot("dup", CounterFactory.TYPE, 0, 0);
+            one.crash();
+        }
+        long second;
+        try (BackendNode node = node()) {
+            try (AsymNvm two = AsymNvm.open(node.localFabric(), 2, FrontendOptions.defaults())) {
+                second = two.namedRoot("dup", CounterFactory.TYPE, 0, 0);
+                two.sync();
+            }
+            try (AsymNvm one = AsymNvm.open(node.localFabric(), 1, FrontendOptions.defaults())) {
+                assertEquals(1, one.recover().transactions(), "frontend 1 re-executes its creation");
+                one.sync();
+                assertEquals(first, one.namedRoot("dup", CounterFactory.TYPE, 0, 0), "frontend 1 reaches its own");
+            }
+        }
+        try (BackendNode node = node()) {
+            assertEquals(Map.of("dup", List.of(1, 2)), node.catalog().duplicates(),
+                    "the rebuilt catalog names the duplicate and both owners");
+            try (AsymNvm one = AsymNvm.open(node.localFabric(), 1, FrontendOptions.defaults())) {
+                assertEquals(first, one.namedRoot("dup", CounterFactory.TYPE, 0, 0));
+            }
+            try (AsymNvm two = AsymNvm.open(node.localFabric(), 2, FrontendOptions.defaults())) {
+                assertEquals(second, two.namedRoot("dup", CounterFactory.TYPE, 0, 0));
+            }
         }
     }
 }
