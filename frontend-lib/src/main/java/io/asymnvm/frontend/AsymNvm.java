@@ -101,6 +101,16 @@ public final class AsymNvm implements AutoCloseable {
     }
 
     /**
+     * Like {@link #transactional(Class, Object)}, for one of several implementations behind the same interface
+     * (two stores of one kind, say): each is registered under its own {@code instance} name, which its semantic
+     * records carry. Register every instance again, under the same names, before recovery; a record of an
+     * instance that is not registered stops recovery with {@code RECOVERY_REQUIRED} naming it.
+     */
+    public <T> T transactional(Class<T> iface, T implementation, String instance) {
+        return TransactionalProxy.create(engine, registry, iface, implementation, instance);
+    }
+
+    /**
      * Opens the structure named {@code name}, creating it (with a {@link StructureFactory} of {@code type} found on
      * the class path) if this frontend has no root of that name; returns its root address. The name and the
      * structure are created in one transaction. Names are unique per backend: the name is claimed in the backend's

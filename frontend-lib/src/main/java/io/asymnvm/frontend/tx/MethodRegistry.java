@@ -15,8 +15,11 @@ import java.util.stream.Collectors;
 
 /**
  * Method identities for semantic records (DESIGN §6): a 64-bit hash of the stable signature
- * {@code interface#method(parameter types)}, so that no dictionary has to survive a crash. Registering two
- * different methods with the same hash is refused. Thread-safe.
+ * {@code interface#method(parameter types)}, followed by {@code @instance} when the interface is registered under
+ * an instance name, so that no dictionary has to survive a crash. One interface can back several stores, each
+ * registered under its own instance name (its records name the instance, and recovery re-executes each on the
+ * implementation registered under that name). Registering two different methods with the same hash is refused.
+ * Thread-safe.
  */
 public final class MethodRegistry {
 
@@ -26,9 +29,17 @@ public final class MethodRegistry {
 
     private final Map<Long, Entry> byHash = new ConcurrentHashMap<>();
 
+    /** Longest instance name. */
+    public static final int MAX_INSTANCE_LENGTH = 128;
+
     public static String signature(Class<?> iface, Method m) {
         return iface.getName() + "#" + m.getName() + "(" + Arrays.stream(m.getParameterTypes())
                 .map(Class::getTypeName).collect(Collectors.joining(",")) + ")";
+    }
+
+    /** The signature of {@code m} registered under {@code instance} ("" for the interface's default instance). */
+    public static String signature(Class<?> iface, Method m, String instance) {
+        return instance.isEmpty() ? signature(iface, m) : signature(iface, m) + "@" + instance;
     }
 
     public static long hash(String signature) {
@@ -41,19 +52,34 @@ public final class MethodRegistry {
     }
 
     /** Registers every {@link PersistentTransaction} method of {@code iface}; returns them by method. */
-    public synchronized <T> Map<Method, Entry> register(Class<T> iface, T target) {
+    public <T> Map<Method, Entry> register(Class<T> iface, T target) {
+        return register(iface, target, "");
+    }
+
+    /**
+     * Registers every {@link PersistentTransaction} method of {@code iface} under {@code instance} ("" is the
+     * default instance, whose signatures carry no suffix); returns them by method.
+     */
+    public synchronized <T> Map<Method, Entry> register(Class<T> iface, T target, String instance) {
+        if (instance == null || instance.length() > MAX_INSTANCE_LENGTH || instance.isBlank() != instance.isEmpty()) {
+            throw new IllegalArgumentException("instance name " + (instance == null ? "null" : "'" + instance + "'")
+                    + " must be empty (the default instance) or non-blank and at most " + MAX_INSTANCE_LENGTH
+                    + " characters");
+        }
         Map<Method, Entry> added = new java.util.HashMap<>();
         for (Method m : iface.getMethods()) {
             PersistentTransaction spec = m.getAnnotation(PersistentTransaction.class);
             if (spec == null) {
                 continue;
             }
-            String sig = signature(iface, m);
+            String sig = signature(iface, m, instance);
             long h = hash(sig);
             Entry existing = byHash.get(h);
             if (existing != null) {
                 throw new IllegalArgumentException(existing.signature().equals(sig)
-                        ? "transactional method already registered: " + sig
+                        ? "transactional method already registered: " + sig + " (on " + existing.target().getClass()
+                        .getName() + "); to run several implementations behind one interface, register each under "
+                        + "its own instance name: transactional(" + iface.getSimpleName() + ".class, impl, \"name\")"
                         : "method hash collision: " + sig + " and " + existing.signature());
             }
             m.setAccessible(true);

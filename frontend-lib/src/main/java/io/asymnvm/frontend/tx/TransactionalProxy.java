@@ -22,6 +22,12 @@ public final class TransactionalProxy implements InvocationHandler {
     }
 
     public static <T> T create(TransactionEngine engine, MethodRegistry registry, Class<T> iface, T target) {
+        return create(engine, registry, iface, target, "");
+    }
+
+    /** A proxy whose methods are registered under {@code instance} (see {@link MethodRegistry}). */
+    public static <T> T create(TransactionEngine engine, MethodRegistry registry, Class<T> iface, T target,
+                               String instance) {
         if (!iface.isInterface()) {
             throw new IllegalArgumentException(iface.getName() + " is not an interface");
         }
@@ -29,7 +35,7 @@ public final class TransactionalProxy implements InvocationHandler {
             throw new IllegalArgumentException(target.getClass().getName() + " does not implement "
                     + iface.getName());
         }
-        Map<Method, MethodRegistry.Entry> entries = registry.register(iface, target);
+        Map<Method, MethodRegistry.Entry> entries = registry.register(iface, target, instance);
         return iface.cast(Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface},
                 new TransactionalProxy(engine, target, entries)));
     }
