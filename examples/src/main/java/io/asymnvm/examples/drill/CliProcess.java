@@ -1,12 +1,12 @@
 package io.asymnvm.examples.drill;
 
-import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.examples.support.ChildJvm;
+
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,9 +69,9 @@ final class CliProcess implements AutoCloseable {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:+UseSerialGC");
-        cmd.addAll(inheritedJvmFlags());
+        cmd.addAll(ChildJvm.inheritedJvmFlags());
         cmd.add("-cp");
-        cmd.add(classPath());
+        cmd.add(ChildJvm.classPath());
         cmd.add(MAIN_CLASS);
         cmd.addAll(args);
         try {
@@ -83,39 +83,6 @@ final class CliProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + " (" + cmd.get(0) + ")", e);
         }
-    }
-
-    /**
-     * This JVM's class path. Under Maven Surefire {@code java.class.path} is a manifest-only booter jar, and the
-     * test class path is in {@code surefire.test.class.path}.
-     */
-    static String classPath() {
-        String surefire = System.getProperty("surefire.test.class.path");
-        return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
-    }
-
-    /** Module and Chronicle flags this JVM was started with (the backend's catalog needs the same ones). */
-    static List<String> inheritedJvmFlags() {
-        List<String> flags = new ArrayList<>();
-        List<String> in = ManagementFactory.getRuntimeMXBean().getInputArguments();
-        for (int i = 0; i < in.size(); i++) {
-            String a = in.get(i);
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports") || a.startsWith("--add-modules")
-                    || a.startsWith("--enable-native-access")) {
-                flags.add(a);
-                if (!a.contains("=") && i + 1 < in.size()) {
-                    flags.add(in.get(++i));
-                }
-            } else if (a.startsWith("-Dchronicle.")) {
-                flags.add(a);
-            }
-        }
-        // the coherence check mode reaches the children too (the test suite sets it as a system property)
-        String verify = System.getProperty(FrontendOptions.VERIFY_CACHE_PROPERTY);
-        if (verify != null) {
-            flags.add("-D" + FrontendOptions.VERIFY_CACHE_PROPERTY + "=" + verify);
-        }
-        return flags;
     }
 
     private void pump() {

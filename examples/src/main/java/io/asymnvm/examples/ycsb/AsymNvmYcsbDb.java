@@ -1,0 +1,203 @@
+package io.asymnvm.examples.ycsb;
+
+import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
+import site.ycsb.ByteArrayByteIterator;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.Vector;
+
+/**
+ * The YCSB binding: {@code site.ycsb.Client -db io.asymnvm.examples.ycsb.AsymNvmYcsbDb}. YCSB's table is one
+ * named {@code PersistentHashMap<String, byte[]>} or {@code PersistentBTree<String, byte[]>} (a record's fields
+ * in one value, {@link YcsbRecord}); every operation is one persistent transaction with SYNC durability, so a
+ * call that returns OK is durable. All client threads of a JVM share one frontend (YCSB creates one DB object per
+ * thread); the last {@link #cleanup} closes it.
+ *
+ * <p>Properties: {@code asymnvm.fabric} {@code local} (a backend embedded in this JVM on {@code asymnvm.dir}, PM
+ * file size {@code asymnvm.size}, default 1 GiB) or {@code tcp} (a running backend at {@code asymnvm.host} and
+ * {@code asymnvm.port}, as frontend {@code asymnvm.frontendId}); {@code asymnvm.structure} {@code hash} (default)
+ * or {@code btree} (needed for scans, workload E); {@code asymnvm.name} (default {@code usertable}).
+ */
+public class AsymNvmYcsbDb extends DB {
+    /** The frontend all threads of this JVM share, with its store proxy. */
+    private static final class Shared {
+        final AsymNvm nvm;
+        final YcsbStore store;
+        int users;
+
+        Shared(AsymNvm nvm, YcsbStore store) {
+            this.nvm = nvm;
+            this.store = store;
+        }
+    }
+
+    private static Shared shared;
+
+    private YcsbStore store;
+    private boolean btree;
+
+    @Override
+    public void init() throws DBException {
+        Properties p = getProperties();
+        btree = structure(p);
+        synchronized (AsymNvmYcsbDb.class) {
+            if (shared == null) {
+                shared = open(p, btree);
+            }
+            shared.users++;
+            store = shared.store;
+        }
+    }
+
+    private static boolean structure(Properties p) throws DBException {
+        String s = p.getProperty("asymnvm.structure", "hash");
+        return switch (s) {
+            case "hash" -> false;
+            case "btree" -> true;
+            default -> throw new DBException("asymnvm.structure must be hash or btree, not '" + s + "'");
+        };
+    }
+
+    private static Shared open(Properties p, boolean btree) throws DBException {
+        String fabric = p.getProperty("asymnvm.fabric", "local");
+        AsymNvm nvm;
+        try {
+            switch (fabric) {
+                case "local" -> {
+                    String dir = p.getProperty("asymnvm.dir");
+                    if (dir == null) {
+                        throw new DBException("asymnvm.fabric=local needs asymnvm.dir (the PM directory)");
+                    }
+                    long size = Long.parseLong(p.getProperty("asymnvm.size", String.valueOf(1L << 30)));
+                    nvm = AsymNvm.embedded(Path.of(dir), FrontendOptions.builder().embeddedSizeBytes(size)
+                            .conclude());
+                }
+                case "tcp" -> nvm = AsymNvm.connect(p.getProperty("asymnvm.host", "127.0.0.1"),
+                        Integer.parseInt(p.getProperty("asymnvm.port", "7000")),
+                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.defaults());
+                default -> throw new DBException("asymnvm.fabric must be local or tcp, not '" + fabric + "'");
+            }
+        } catch (NumberFormatException e) {
+            throw new DBException("bad number in the asymnvm.* properties: " + e.getMessage(), e);
+        }
+        try {
+            String name = p.getProperty("asymnvm.name", "usertable");
+            return new Shared(nvm, nvm.transactional(YcsbStore.class, new YcsbStore.Impl(nvm, btree, name)));
+        } catch (RuntimeException e) {
+            nvm.close();
+            throw new DBException("cannot open the YCSB table: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void cleanup() throws DBException {
+        synchronized (AsymNvmYcsbDb.class) {
+            if (shared != null && --shared.users == 0) {
+                try {
+                    shared.nvm.close();
+                } catch (RuntimeException e) {
+                    throw new DBException("closing the frontend failed: " + e.getMessage(), e);
+                } finally {
+                    shared = null;
+                }
+            }
+        }
+    }
+
+    @Override
+    public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+        try {
+            byte[] record = store.read(key);
+            if (record == null) {
+                return Status.NOT_FOUND;
+            }
+            for (Map.Entry<String, byte[]> f : YcsbRecord.decode(record, fields).entrySet()) {
+                result.put(f.getKey(), new ByteArrayByteIterator(f.getValue()));
+            }
+            return Status.OK;
+        } catch (RuntimeException e) {
+            return failed("read " + key, e);
+        }
+    }
+
+    @Override
+    public Status scan(String table, String startKey, int count, Set<String> fields,
+                       Vector<HashMap<String, ByteIterator>> result) {
+        if (!btree) {
+            return Status.NOT_IMPLEMENTED;
+        }
+        try {
+            List<Map.Entry<String, byte[]>> rows = store.scan(startKey, count);
+            for (Map.Entry<String, byte[]> row : rows) {
+                HashMap<String, ByteIterator> values = new HashMap<>();
+                for (Map.Entry<String, byte[]> f : YcsbRecord.decode(row.getValue(), fields).entrySet()) {
+                    values.put(f.getKey(), new ByteArrayByteIterator(f.getValue()));
+                }
+                result.add(values);
+            }
+            return Status.OK;
+        } catch (RuntimeException e) {
+            return failed("scan from " + startKey, e);
+        }
+    }
+
+    @Override
+    public Status update(String table, String key, Map<String, ByteIterator> values) {
+        try {
+            return store.update(key, YcsbRecord.encode(bytes(values))) ? Status.OK : Status.NOT_FOUND;
+        } catch (RuntimeException e) {
+            return failed("update " + key, e);
+        }
+    }
+
+    @Override
+    public Status insert(String table, String key, Map<String, ByteIterator> values) {
+        try {
+            store.insert(key, YcsbRecord.encode(bytes(values)));
+            return Status.OK;
+        } catch (RuntimeException e) {
+            return failed("insert " + key, e);
+        }
+    }
+
+    @Override
+    public Status delete(String table, String key) {
+        try {
+            return store.delete(key) ? Status.OK : Status.NOT_FOUND;
+        } catch (RuntimeException e) {
+            return failed("delete " + key, e);
+        }
+    }
+
+    private static Map<String, byte[]> bytes(Map<String, ByteIterator> values) {
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        for (Map.Entry<String, ByteIterator> v : values.entrySet()) {
+            out.put(v.getKey(), v.getValue().toArray());
+        }
+        return out;
+    }
+
+    /** An operation failed: YCSB counts it (Return=ERROR); the first failures are printed with their cause. */
+    private static Status failed(String what, RuntimeException e) {
+        synchronized (AsymNvmYcsbDb.class) {
+            if (printedFailures < 10) {
+                printedFailures++;
+                System.err.println("asymnvm ycsb: " + what + " failed: " + e);
+            }
+        }
+        return Status.ERROR;
+    }
+
+    private static int printedFailures;
+}
