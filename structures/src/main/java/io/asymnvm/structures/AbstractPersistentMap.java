@@ -57,6 +57,7 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
 
     /** A session on the current transaction with the root block loaded and its header checked. */
     final Block openRoot(Session session) {
+        session.describe(describe());
         long cached = cachedRoot;
         if (name != null && cached != 0) {
             // read the header straight from the transaction, not through the session's block cache: if the cached
@@ -71,6 +72,18 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         }
         long address = rootAddress();
         Block root = session.load(address, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+        if (name != null) {
+            // the root directory led here: a missing header is damage, not a wrong address passed by the caller
+            try {
+                StructureHeaderLayout.checkHeader(root.bytes, address);
+            } catch (IllegalArgumentException damaged) {
+                throw new StructureCorruptException(session.structure(), address, "root block header",
+                        "magic 0x" + Long.toHexString(StructureHeaderLayout.MAGIC) + " and format version "
+                                + StructureHeaderLayout.FORMAT_VERSION, "magic 0x"
+                                + Long.toHexString(StructureHeaderLayout.magic(root.bytes)) + " and format version "
+                                + StructureHeaderLayout.formatVersion(root.bytes), damaged);
+            }
+        }
         StructureHeader.check(root.bytes, address, type, keyCodec, valueCodec);
         if (name != null) {
             cachedRoot = address;
@@ -88,6 +101,11 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
 
     /** The structure's algorithms on a session of the current transaction, root opened and checked. */
     abstract MapCore core();
+
+    /** The structure as corruption reports name it. */
+    private String describe() {
+        return type.displayName() + (name == null ? " at " + rootAddress : " '" + name + "'");
+    }
 
     @Override
     public V get(K key) {

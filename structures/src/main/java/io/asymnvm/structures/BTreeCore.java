@@ -158,7 +158,7 @@ final class BTreeCore implements MapCore {
     public byte[] get(byte[] key) {
         NodePage leaf = descend(key);
         int i = leaf.search(key);
-        return i >= 0 ? Records.value(session.tx, leaf, i) : null;
+        return i >= 0 ? Records.value(session, leaf, i) : null;
     }
 
     /** Inserts or replaces; returns the previous value. With {@code onlyIfAbsent}, never replaces. */
@@ -168,7 +168,7 @@ final class BTreeCore implements MapCore {
         NodePage leaf = descend(key);
         int i = leaf.search(key);
         if (i >= 0) {
-            byte[] old = Records.value(session.tx, leaf, i);
+            byte[] old = Records.value(session, leaf, i);
             if (onlyIfAbsent) {
                 return old;
             }
@@ -190,7 +190,7 @@ final class BTreeCore implements MapCore {
         if (i < 0) {
             return null;
         }
-        byte[] old = Records.value(session.tx, leaf, i);
+        byte[] old = Records.value(session, leaf, i);
         Records.freeBlob(session.tx, leaf, i);
         leaf.remove(i);
         addSize(-1);
@@ -429,7 +429,7 @@ final class BTreeCore implements MapCore {
                     return;
                 }
             }
-            if (!visitor.visit(c.page.key(c.index), Records.value(session.tx, c.page, c.index))) {
+            if (!visitor.visit(c.page.key(c.index), Records.value(session, c.page, c.index))) {
                 return;
             }
             if (descending) {

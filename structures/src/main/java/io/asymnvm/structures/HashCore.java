@@ -167,7 +167,7 @@ final class HashCore implements MapCore {
         for (NodePage p : chain(bucketOf(KeyHash.hash64(key)))) {
             int i = p.search(key);
             if (i >= 0) {
-                return Records.value(session.tx, p, i);
+                return Records.value(session, p, i);
             }
         }
         return null;
@@ -180,7 +180,7 @@ final class HashCore implements MapCore {
         for (NodePage p : chain) {
             int i = p.search(key);
             if (i >= 0) {
-                byte[] old = Records.value(session.tx, p, i);
+                byte[] old = Records.value(session, p, i);
                 if (onlyIfAbsent) {
                     return old;
                 }
@@ -230,7 +230,7 @@ final class HashCore implements MapCore {
             if (i < 0) {
                 continue;
             }
-            byte[] old = Records.value(session.tx, p, i);
+            byte[] old = Records.value(session, p, i);
             add(HashMapLayout.LIVE_BYTES_OFFSET, -(p.recordLength(i) + SLOT_LENGTH));
             add(HashMapLayout.SIZE_OFFSET, -1);
             Records.freeBlob(session.tx, p, i);
@@ -330,7 +330,7 @@ final class HashCore implements MapCore {
                 }
                 NodePage p = new NodePage(session.peek(at, NODE_SIZE));
                 for (int i = 0; i < p.count(); i++) {
-                    if (!visitor.visit(p.key(i), Records.value(session.tx, p, i))) {
+                    if (!visitor.visit(p.key(i), Records.value(session, p, i))) {
                         return -1;
                     }
                 }

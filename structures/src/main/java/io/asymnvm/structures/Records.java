@@ -105,8 +105,22 @@ final class Records {
 
     /** The value of leaf record {@code i} of {@code page} (read from its blob if stored out of line). */
     static byte[] value(Transaction tx, NodePage page, int i) {
+        return value(new Session(tx), page, i);
+    }
+
+    /**
+     * The value of leaf record {@code i} of {@code page}; a blob reference that leads outside the heap, or
+     * claims a length no value can have, is the structure's corruption.
+     */
+    static byte[] value(Session session, NodePage page, int i) {
         if (page.isBlob(i)) {
-            return tx.read(page.blobAddress(i), page.blobLength(i));
+            int length = page.blobLength(i);
+            String what = "blob of record " + i + " of page " + page.address();
+            if (length <= MAX_INLINE_VALUE || length > MAX_VALUE_LENGTH) {
+                throw new StructureCorruptException(session.structure(), page.address(), what + " length",
+                        "(" + MAX_INLINE_VALUE + ", " + MAX_VALUE_LENGTH + "] bytes", length + " bytes", null);
+            }
+            return session.readStored(page.blobAddress(i), length, what);
         }
         int o = page.payloadOffset(i);
         return Arrays.copyOfRange(page.block.bytes, o, o + page.tag(i));

@@ -18,6 +18,8 @@ import java.util.Map;
 final class Session {
     final Transaction tx;
     private final Map<Long, Block> blocks = new LinkedHashMap<>();
+    /** The structure this session works on, for corruption reports (set once its root is known). */
+    private String structure = "a persistent structure";
 
     Session(Transaction tx) {
         this.tx = tx;
@@ -27,11 +29,33 @@ final class Session {
         return new Session(Transaction.current());
     }
 
+    /** Names the structure in corruption reports. */
+    void describe(String structure) {
+        this.structure = structure;
+    }
+
+    String structure() {
+        return structure;
+    }
+
+    /**
+     * Reads {@code [address, address + length)} where a pointer stored in the structure led: a range the
+     * transaction refuses (outside the heap) is the structure's corruption, not the caller's mistake.
+     */
+    byte[] readStored(long address, int length, String what) {
+        try {
+            return tx.read(address, length);
+        } catch (IllegalArgumentException outside) {
+            throw new StructureCorruptException(structure, address, what + " of " + length + " bytes",
+                    "a range inside the heap", "[" + address + ", " + (address + length) + ")", outside);
+        }
+    }
+
     /** The working copy of {@code [address, address + length)}, read on first use. */
     Block load(long address, int length) {
         Block b = blocks.get(address);
         if (b == null) {
-            b = new Block(address, tx.read(address, length));
+            b = new Block(address, readStored(address, length, "block"));
             blocks.put(address, b);
         } else if (b.bytes.length != length) {
             throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
@@ -50,7 +74,7 @@ final class Session {
     /** A read-only copy not kept by the session (long scans must not retain every page they pass). */
     Block peek(long address, int length) {
         Block b = blocks.get(address);
-        return b != null ? b : new Block(address, tx.read(address, length));
+        return b != null ? b : new Block(address, readStored(address, length, "block"));
     }
 
     /** Writes every change made through this session. */

@@ -1,5 +1,7 @@
 package io.asymnvm.frontend.alloc;
 
+import io.asymnvm.core.CorruptRecordException;
+
 import io.asymnvm.core.layout.SlabHeaderLayout;
 import io.asymnvm.frontend.Transaction;
 
@@ -91,16 +93,30 @@ public final class BlockAllocator {
     }
 
     private long tryAllocate(Transaction tx, long slab, int c, long size) {
+        long magic = tx.readLong(slab + SlabHeaderLayout.MAGIC_OFFSET);
+        if (magic != SlabHeaderLayout.MAGIC) {
+            throw new CorruptRecordException(slabName(slab), slab + SlabHeaderLayout.MAGIC_OFFSET,
+                    "slab header magic", SlabHeaderLayout.MAGIC, magic);
+        }
         long headAt = slab + SlabHeaderLayout.freeHeadOffset(c);
         long head = tx.readLong(headAt);
         if (head != 0) {
+            checkFreeBlock(tx, slab, headAt, head, "free-list head of size class " + c);
             long next = tx.readLong(head);
+            if (next != 0) {
+                checkFreeBlock(tx, slab, head, next, "free-list link of size class " + c);
+            }
             tx.writeLong(headAt, next);
             tx.writeLong(head - SlabHeaderLayout.BLOCK_HEADER_LENGTH, SlabHeaderLayout.blockHeader(c));
             tx.write(head, new byte[(int) size]);
             return head;
         }
         long bump = tx.readLong(slab + SlabHeaderLayout.BUMP_OFFSET);
+        if (bump < SlabHeaderLayout.HEADER_LENGTH || bump > slabSize) {
+            throw new CorruptRecordException(slabName(slab), slab + SlabHeaderLayout.BUMP_OFFSET,
+                    "bump offset (expected within [" + SlabHeaderLayout.HEADER_LENGTH + ", " + slabSize + "])",
+                    SlabHeaderLayout.HEADER_LENGTH, bump);
+        }
         long blockSize = SlabHeaderLayout.blockSize(c);
         if (bump + blockSize > slabSize) {
             return 0;
@@ -108,6 +124,28 @@ public final class BlockAllocator {
         tx.writeLong(slab + SlabHeaderLayout.BUMP_OFFSET, bump + blockSize);
         tx.writeLong(slab + bump, SlabHeaderLayout.blockHeader(c));
         return slab + bump + SlabHeaderLayout.BLOCK_HEADER_LENGTH;
+    }
+
+    /**
+     * A free-list entry read from PM (at {@code from}) must be the payload of a free block of this slab: inside
+     * it, past the header, with a cleared block header. Anything else is corruption, reported before the
+     * allocator follows it.
+     */
+    private void checkFreeBlock(Transaction tx, long slab, long from, long block, String what) {
+        long lo = slab + SlabHeaderLayout.HEADER_LENGTH + SlabHeaderLayout.BLOCK_HEADER_LENGTH;
+        if (block < lo || block >= slab + slabSize) {
+            throw new CorruptRecordException(slabName(slab), from, what + " (expected an address in [" + lo + ", "
+                    + (slab + slabSize) + "))", lo, block);
+        }
+        long header = tx.readLong(block - SlabHeaderLayout.BLOCK_HEADER_LENGTH);
+        if (header != 0) {
+            throw new CorruptRecordException(slabName(slab), block - SlabHeaderLayout.BLOCK_HEADER_LENGTH,
+                    "header of the free block " + block + " on the " + what, 0, header);
+        }
+    }
+
+    private String slabName(long slab) {
+        return "allocator metadata of slab " + slab / slabSize + " (heap address " + slab + ")";
     }
 
     public void free(Transaction tx, long address) {

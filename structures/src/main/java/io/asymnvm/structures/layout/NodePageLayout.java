@@ -1,5 +1,7 @@
 package io.asymnvm.structures.layout;
 
+import io.asymnvm.structures.StructureCorruptException;
+
 /**
  * A node page: one page-aligned {@link #NODE_SIZE}-byte node holding variable-length records through a slot
  * array (B+tree leaves and inner nodes, hash-map bucket pages). Slots are kept in ascending order of the record
@@ -83,7 +85,10 @@ public final class NodePageLayout {
             return BLOB_REFERENCE_LENGTH;
         }
         if (tag > MAX_INLINE_TAG) {
-            throw new IllegalArgumentException("invalid record tag 0x" + Integer.toHexString(tag));
+            // tags come from node pages in PM (records built here are checked before they are written)
+            throw new StructureCorruptException("invalid record tag 0x" + Integer.toHexString(tag)
+                    + " in a node page: expected at most 0x" + Integer.toHexString(MAX_INLINE_TAG) + " or 0x"
+                    + Integer.toHexString(TAG_BLOB));
         }
         return tag;
     }
