@@ -7,6 +7,7 @@ import io.asymnvm.backend.InspectReport.Slot;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.CorruptRecordException;
 import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.inspect.HeapInspector;
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
@@ -18,6 +19,9 @@ import io.asymnvm.core.layout.SuperblockLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 import io.asymnvm.recovery.log.RingReader;
 import io.asymnvm.recovery.log.RingScanner;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,6 +36,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.zip.CRC32C;
 
@@ -69,6 +74,11 @@ public final class InspectTool implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Option(names = "--deep", description = "Also walk the block allocator of every slab and every named structure "
+            + "(each structure's verify() rules, every block reachable from one owner only); needs the structures "
+            + "module on the class path.")
+    boolean deep;
+
     @Override
     public Integer call() {
         // RingScanner warns "torn tail ... truncated" through slf4j; this tool truncates nothing and reports torn
@@ -77,18 +87,72 @@ public final class InspectTool implements Callable<Integer> {
             System.setProperty("org.slf4j.simpleLogger.log." + RingScanner.class.getName(), "error");
         }
         InspectReport report = inspect(pm);
+        HeapInspector.Findings heap = deep ? deepInspect(pm) : null;
         PrintWriter out = spec.commandLine().getOut();
-        out.println(json ? report.toJson() : report.toText().stripTrailing());
+        if (json) {
+            out.println(heap == null ? report.toJson() : withDeep(report, heap));
+        } else {
+            out.println(report.toText().stripTrailing());
+            if (heap != null) {
+                out.println("deep: " + heap.structures() + " named structures, " + heap.entries() + " entries, "
+                        + heap.allocatedBlocks() + " allocated and " + heap.freeBlocks() + " free blocks");
+                heap.lines().forEach(l -> out.println("  " + l));
+                heap.warnings().forEach(w -> out.println("  warning: " + w));
+            }
+        }
         out.flush();
-        if (report.ok()) {
+        List<String> problems = new ArrayList<>(report.problems());
+        if (heap != null) {
+            problems.addAll(heap.problems());
+        }
+        if (problems.isEmpty()) {
             return 0;
         }
         PrintWriter err = spec.commandLine().getErr();
-        for (String p : report.problems()) {
+        for (String p : problems) {
             err.println("asymnvm inspect: " + p);
         }
         err.flush();
         return 1;
+    }
+
+    private static String withDeep(InspectReport report, HeapInspector.Findings heap) {
+        ObjectMapper mapper = new ObjectMapper();
+        try {
+            ObjectNode out = mapper.createObjectNode();
+            out.set("inspect", mapper.readTree(report.toJson()));
+            out.set("deep", mapper.valueToTree(heap));
+            return mapper.writeValueAsString(out);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the inspection as JSON", e);
+        }
+    }
+
+    /**
+     * The offline walk of the heap of {@code file} (block allocator, named structures) by the
+     * {@link HeapInspector} found on the class path; read-only like {@link #inspect}.
+     *
+     * @throws IllegalStateException if no inspector is on the class path (the structures module provides one)
+     */
+    public static HeapInspector.Findings deepInspect(Path file) {
+        HeapInspector inspector = ServiceLoader.load(HeapInspector.class).findFirst().orElseThrow(() ->
+                new IllegalStateException("inspect --deep needs a heap inspector on the class path "
+                        + "(module asymnvm-structures)"));
+        Path absolute = file.toAbsolutePath();
+        if (!Files.isRegularFile(absolute)) {
+            throw new IllegalArgumentException("PM file " + absolute + " does not exist or is not a regular file");
+        }
+        try (FileChannelRegion region = FileChannelRegion.open(absolute)) {
+            Superblock sb = readSuperblock(region);
+            int[] owners = new int[Math.toIntExact(sb.slabCount())];
+            Findings findings = new Findings();
+            readSlabTable(region, sb, owners, findings);
+            List<String> problems = new ArrayList<>(findings.problems);
+            HeapInspector.Findings heap = inspector.inspect(sb, owners, region::read);
+            problems.addAll(heap.problems());
+            return new HeapInspector.Findings(List.copyOf(problems), heap.warnings(), heap.lines(), heap.structures(),
+                    heap.entries(), heap.allocatedBlocks(), heap.freeBlocks());
+        }
     }
 
     public static void main(String[] args) {
