@@ -35,7 +35,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.zip.CRC32C;
@@ -101,10 +103,7 @@ public final class InspectTool implements Callable<Integer> {
             }
         }
         out.flush();
-        List<String> problems = new ArrayList<>(report.problems());
-        if (heap != null) {
-            problems.addAll(heap.problems());
-        }
+        List<String> problems = heap != null ? heap.problems() : report.problems(); // the deep ones include the rest
         if (problems.isEmpty()) {
             return 0;
         }
@@ -130,7 +129,11 @@ public final class InspectTool implements Callable<Integer> {
 
     /**
      * The offline walk of the heap of {@code file} (block allocator, named structures) by the
-     * {@link HeapInspector} found on the class path; read-only like {@link #inspect}.
+     * {@link HeapInspector} found on the class path; read-only like {@link #inspect}. It walks the state a backend
+     * start would reach: the heap with every complete redo batch after each frontend's checkpoint applied (in a
+     * DRAM overlay, the file is not touched), so an image left by a backend killed in the middle of a batch is
+     * seen at a transaction boundary. Beside a running backend the heap may change under the walk: use it on an
+     * image no backend serves.
      *
      * @throws IllegalStateException if no inspector is on the class path (the structures module provides one)
      */
@@ -138,20 +141,106 @@ public final class InspectTool implements Callable<Integer> {
         HeapInspector inspector = ServiceLoader.load(HeapInspector.class).findFirst().orElseThrow(() ->
                 new IllegalStateException("inspect --deep needs a heap inspector on the class path "
                         + "(module asymnvm-structures)"));
-        Path absolute = file.toAbsolutePath();
-        if (!Files.isRegularFile(absolute)) {
-            throw new IllegalArgumentException("PM file " + absolute + " does not exist or is not a regular file");
-        }
-        try (FileChannelRegion region = FileChannelRegion.open(absolute)) {
-            Superblock sb = readSuperblock(region);
+        InspectReport report = inspect(file);
+        try (FileChannelRegion region = FileChannelRegion.open(file.toAbsolutePath())) {
+            Superblock sb = report.superblock();
             int[] owners = new int[Math.toIntExact(sb.slabCount())];
-            Findings findings = new Findings();
-            readSlabTable(region, sb, owners, findings);
-            List<String> problems = new ArrayList<>(findings.problems);
-            HeapInspector.Findings heap = inspector.inspect(sb, owners, region::read);
+            readSlabTable(region, sb, owners, new Findings());
+            ReplayOverlay overlay = new ReplayOverlay(region, sb);
+            for (int f = 0; f < sb.maxFrontends(); f++) {
+                overlay.applyPending(f, report.checkpoint(f));
+            }
+            List<String> problems = new ArrayList<>(report.problems());
+            HeapInspector.Findings heap = inspector.inspect(sb, owners, overlay::read);
             problems.addAll(heap.problems());
-            return new HeapInspector.Findings(List.copyOf(problems), heap.warnings(), heap.lines(), heap.structures(),
-                    heap.entries(), heap.allocatedBlocks(), heap.freeBlocks());
+            List<String> lines = new ArrayList<>(heap.lines());
+            lines.add(0, overlay.batches + " redo batches after the checkpoints applied in DRAM before the walk");
+            return new HeapInspector.Findings(List.copyOf(problems), heap.warnings(), List.copyOf(lines),
+                    heap.structures(), heap.entries(), heap.allocatedBlocks(), heap.freeBlocks());
+        }
+    }
+
+    /**
+     * The image as the replayer would leave it: file pages with the writes of complete redo batches past the
+     * checkpoints applied on copies. Batches that write outside their frontend's slabs or do not parse are
+     * skipped (the plain inspection reports them).
+     */
+    private static final class ReplayOverlay {
+        private static final int PAGE = 4096;
+        private final FileChannelRegion region;
+        private final Superblock sb;
+        private final Map<Long, byte[]> pages = new HashMap<>();
+        long batches;
+
+        ReplayOverlay(FileChannelRegion region, Superblock sb) {
+            this.region = region;
+            this.sb = sb;
+        }
+
+        void applyPending(int f, Checkpoint cp) {
+            RingReader reader = new RingReader(region, sb.redoRingOf(f), sb.redoRingCapacity(),
+                    LogRecordLayout.TYPE_REDO_BATCH, region.name() + " redo ring of frontend " + f);
+            long[] next = {cp.appliedTxId() + 1};
+            long heapSize = sb.slabCount() * sb.slabSize();
+            try {
+                RingScanner.scan(reader, cp.redoHead(), cp.redoHead(), e -> {
+                    byte[] batch = e.bytes();
+                    long first = RedoBatchLayout.firstTxId(batch);
+                    long last = RedoBatchLayout.lastTxId(batch);
+                    if (last < next[0] || first != next[0]) {
+                        return; // already applied (a re-posted copy), or out of order: not replayed
+                    }
+                    next[0] = last + 1;
+                    batches++;
+                    RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
+                        @Override
+                        public void write(long heapOffset, byte[] b, int dataOffset, int length) {
+                            if (heapOffset >= 0 && length >= 0 && heapOffset <= heapSize - length) {
+                                put(sb.slabOffset(0) + heapOffset, b, dataOffset, length);
+                            }
+                        }
+
+                        @Override
+                        public void commit(long txId) {
+                        }
+                    });
+                });
+            } catch (RuntimeException unreadable) {
+                // the plain inspection names what is wrong with this ring; replay what came before it
+            }
+        }
+
+        private void put(long fileOffset, byte[] b, int offset, int length) {
+            for (int done = 0; done < length; ) {
+                long at = fileOffset + done;
+                byte[] page = page(at / PAGE);
+                int in = (int) (at % PAGE);
+                int n = Math.min(length - done, PAGE - in);
+                System.arraycopy(b, offset + done, page, in, n);
+                done += n;
+            }
+        }
+
+        private byte[] page(long index) {
+            return pages.computeIfAbsent(index, i -> region.read(i * PAGE,
+                    (int) Math.min(PAGE, region.size() - i * PAGE)));
+        }
+
+        byte[] read(long fileOffset, int length) {
+            byte[] out = region.read(fileOffset, length);
+            if (pages.isEmpty()) {
+                return out;
+            }
+            for (long p = fileOffset / PAGE; p <= (fileOffset + Math.max(length, 1) - 1) / PAGE; p++) {
+                byte[] page = pages.get(p);
+                if (page == null) {
+                    continue;
+                }
+                long from = Math.max(fileOffset, p * PAGE);
+                long to = Math.min(fileOffset + length, p * PAGE + page.length);
+                System.arraycopy(page, (int) (from - p * PAGE), out, (int) (from - fileOffset), (int) (to - from));
+            }
+            return out;
         }
     }
 

@@ -193,6 +193,7 @@ public final class Drill {
             backend.kill();
             String when = String.format(Locale.ROOT, "iteration %d (backend pid %d SIGKILLed)", i, backend.pid());
             inspect(when);
+            deepInspect(when); // nothing serves the image until the restart: its heap can be walked
             long early = earlyKillNanos(typicalBackendStartMillis);
             if (early > 0) {
                 CliProcess p = spawnBackend();
@@ -230,6 +231,21 @@ public final class Drill {
             }
         } catch (RuntimeException e) {
             report.violation("inspect after " + when + " failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Runs {@code inspect --deep} over the PM file of a killed backend: the block allocator of every slab and every
+     * named structure, on the heap as the restart's replay will leave it. Only while no backend serves the file.
+     */
+    private void deepInspect(String when) {
+        report.deepInspections++;
+        try {
+            for (String p : InspectTool.deepInspect(pm).problems()) {
+                report.violation("inspect --deep after " + when + ": " + p);
+            }
+        } catch (RuntimeException e) {
+            report.violation("inspect --deep after " + when + " failed: " + e.getMessage());
         }
     }
 

@@ -36,6 +36,8 @@ public final class DrillReport {
     long inDoubtNotCommitted;
     long verifications;
     long inspections;
+    /** {@code inspect --deep} runs (allocator and structures walked), after each backend kill. */
+    long deepInspections;
     long earlyKills;
     long lost;
     long partial;
@@ -107,10 +109,11 @@ public final class DrillReport {
         return String.format(Locale.ROOT, "{\"iterations\":%d,\"acknowledged\":%d,\"lost\":%d,\"partial\":%d,"
                         + "\"violations\":%d,\"recovery_ms_p50\":%.3f,\"recovery_ms_max\":%.3f,\"verifications\":%d,"
                         + "\"aborted\":%d,\"in_doubt_committed\":%d,\"in_doubt_not_committed\":%d,"
-                        + "\"recovered_transactions\":%d,\"inspections\":%d,\"early_kills\":%d,\"seed\":%d}",
+                        + "\"recovered_transactions\":%d,\"inspections\":%d,\"deep_inspections\":%d,\"early_kills\":%d,"
+                        + "\"seed\":%d}",
                 iterations, acknowledged, lost, partial, violations.size(), recoveryMillisP50(), recoveryMillisMax(),
                 verifications, aborted, inDoubtCommitted, inDoubtNotCommitted, recoveredTransactions, inspections,
-                earlyKills, seed);
+                deepInspections, earlyKills, seed);
     }
 
     /** The summary for people; violations listed (at most {@code maxListed}). */
@@ -123,8 +126,8 @@ public final class DrillReport {
                 + "in doubt at a kill: %d found committed, %d not%n", acknowledged, aborted, inDoubtCommitted,
                 inDoubtNotCommitted));
         b.append(String.format(Locale.ROOT, "  verifications: %d, lost %d, partial %d; PM file inspected after %d "
-                + "kills (%d of them of a restarted process before it was ready)%n", verifications, lost, partial,
-                inspections, earlyKills));
+                + "kills (%d of them of a restarted process before it was ready), heap walked (--deep) after %d%n",
+                verifications, lost, partial, inspections, earlyKills, deepInspections));
         b.append(String.format(Locale.ROOT, "  recovery (%s): p50 %.1f ms, max %.1f ms over %d restarts%s%n", what,
                 recoveryMillisP50(), recoveryMillisMax(), recoveryMillis.size(),
                 target == Drill.Target.FRONTEND ? String.format(Locale.ROOT, "; %,d transactions re-executed",
