@@ -7,9 +7,12 @@ import io.asymnvm.frontend.log.RedoBuffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One attempt of a transaction: its private write set (copy-on-write page images plus the list of writes for
@@ -24,7 +27,12 @@ public final class TransactionContext implements Transaction {
     private final PageCache cache;
     private final int pageSize;
     private final Map<Long, byte[]> privatePages = new HashMap<>();
-    private final List<RedoBuffer.Write> writes = new ArrayList<>();
+    /**
+     * The write set as non-overlapping ranges by address, each holding the latest bytes written there: a range
+     * written twice (a freshly allocated block zeroed, then filled) is logged once, so the redo of a transaction
+     * is at most the bytes it changed, not the sum of its writes.
+     */
+    private final TreeMap<Long, RedoBuffer.Write> writes = new TreeMap<>();
     private long newestDirtyRead;
     private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
@@ -71,8 +79,42 @@ public final class TransactionContext implements Transaction {
         throw s;
     }
 
+    /** The write set in address order, no two ranges overlapping. */
     List<RedoBuffer.Write> writes() {
-        return writes;
+        return new ArrayList<>(writes.values());
+    }
+
+    /** Records {@code data} at {@code address}, cutting away what it overwrites of earlier writes. */
+    private void record(long address, byte[] data) {
+        long end = address + data.length;
+        RedoBuffer.Write tail = null;
+        Map.Entry<Long, RedoBuffer.Write> before = writes.lowerEntry(address);
+        if (before != null) {
+            RedoBuffer.Write w = before.getValue();
+            long wEnd = w.address() + w.data().length;
+            if (wEnd > address) {
+                writes.put(w.address(), new RedoBuffer.Write(w.address(),
+                        Arrays.copyOf(w.data(), (int) (address - w.address()))));
+                if (wEnd > end) {
+                    tail = new RedoBuffer.Write(end, Arrays.copyOfRange(w.data(), (int) (end - w.address()),
+                            w.data().length));
+                }
+            }
+        }
+        for (Iterator<RedoBuffer.Write> it = writes.subMap(address, true, end, false).values().iterator();
+             it.hasNext(); ) {
+            RedoBuffer.Write w = it.next();
+            long wEnd = w.address() + w.data().length;
+            it.remove();
+            if (wEnd > end) {
+                tail = new RedoBuffer.Write(end, Arrays.copyOfRange(w.data(), (int) (end - w.address()),
+                        w.data().length));
+            }
+        }
+        if (tail != null) {
+            writes.put(end, tail);
+        }
+        writes.put(address, new RedoBuffer.Write(address, data));
     }
 
     Map<Long, byte[]> privatePages() {
@@ -137,7 +179,10 @@ public final class TransactionContext implements Transaction {
     @Override
     public void write(long address, byte[] src, int offset, int length) {
         engine.checkWritable(address, length);
-        byte[] copy = java.util.Arrays.copyOfRange(src, offset, offset + length);
+        if (length == 0) {
+            return;
+        }
+        byte[] copy = Arrays.copyOfRange(src, offset, offset + length);
         long at = address;
         int done = 0;
         while (done < length) {
@@ -148,7 +193,7 @@ public final class TransactionContext implements Transaction {
             at += n;
             done += n;
         }
-        writes.add(new RedoBuffer.Write(address, copy));
+        record(address, copy);
     }
 
     @Override
