@@ -1,0 +1,321 @@
+package io.asymnvm.frontend;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Model-based randomized test of the raw {@link Transaction} API (issue 7, item 3): blocks of 1 B to 120 KiB in a
+ * 256-slot index kept in PM (256 KiB slabs, at least 20 granted per run, 200 in the slow profile), allocated, partly rewritten, moved (allocate + copy + free in one transaction), freed,
+ * and written by transactions that then abort, against a byte-array oracle; caches from 64 KiB to 64 MiB,
+ * read-ahead 0 to 16, local and tcp, with clean reopens, frontend crashes (recovery re-executes) and backend
+ * restarts interleaved. Every slot is compared after each of those and at the end. Seeded: a failure prints the
+ * seed, the configuration and a command that replays it ({@code -Dasymnvm.seed=S}).
+ */
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
+class RandomizedTransactionTest {
+    private static final int SLOTS = 256;
+    /** Small slabs: many grants and slab boundaries per run. */
+    private static final long SLAB = 256 << 10;
+    private static final int[] SIZES = {1, 8, 100, 4095, 4096, 4097, 64 << 10, 120 << 10};
+    private static final long[] CACHES = {64L << 10, 1L << 20, 64L << 20};
+    private static final int[] READ_AHEAD = {0, 1, 4, 16};
+
+    /** Blocks reached through an index block at the root. */
+    public interface Blocks {
+        @PersistentTransaction
+        void createIndex();
+
+        @PersistentTransaction
+        long allocate(int slot, int size, long seed);
+
+        @PersistentTransaction
+        void rewrite(int slot, int offset, int length, long seed);
+
+        @PersistentTransaction
+        void move(int from, int to, int size);
+
+        @PersistentTransaction
+        void free(int slot);
+
+        @PersistentTransaction
+        void rewriteThenFail(int slot, int offset, int length, long seed);
+
+        @PersistentTransaction(readOnly = true)
+        byte[] read(int slot, int size);
+
+        @PersistentTransaction(readOnly = true)
+        long address(int slot);
+    }
+
+    static byte[] content(int length, long seed) {
+        byte[] b = new byte[length];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    static final class BlocksImpl implements Blocks {
+        private static long slotAt(Transaction tx, int slot) {
+            return tx.root() + 8L * slot;
+        }
+
+        @Override
+        public void createIndex() {
+            Transaction tx = Transaction.current();
+            if (tx.root() == 0) {
+                tx.setRoot(tx.allocate(8L * SLOTS));
+            }
+        }
+
+        @Override
+        public long allocate(int slot, int size, long seed) {
+            Transaction tx = Transaction.current();
+            long a = tx.allocate(size);
+            tx.write(a, content(size, seed));
+            tx.writeLong(slotAt(tx, slot), a);
+            return a;
+        }
+
+        @Override
+        public void rewrite(int slot, int offset, int length, long seed) {
+            Transaction tx = Transaction.current();
+            tx.write(tx.readLong(slotAt(tx, slot)) + offset, content(length, seed));
+        }
+
+        @Override
+        public void move(int from, int to, int size) {
+            Transaction tx = Transaction.current();
+            long a = tx.readLong(slotAt(tx, from));
+            long b = tx.allocate(size);
+            tx.write(b, tx.read(a, size));
+            tx.free(a);
+            tx.writeLong(slotAt(tx, from), 0);
+            tx.writeLong(slotAt(tx, to), b);
+        }
+
+        @Override
+        public void free(int slot) {
+            Transaction tx = Transaction.current();
+            tx.free(tx.readLong(slotAt(tx, slot)));
+            tx.writeLong(slotAt(tx, slot), 0);
+        }
+
+        @Override
+        public void rewriteThenFail(int slot, int offset, int length, long seed) {
+            rewrite(slot, offset, length, seed);
+            throw new IllegalStateException("abort after rewriting slot " + slot);
+        }
+
+        @Override
+        public byte[] read(int slot, int size) {
+            Transaction tx = Transaction.current();
+            return tx.read(tx.readLong(slotAt(tx, slot)), size);
+        }
+
+        @Override
+        public long address(int slot) {
+            Transaction tx = Transaction.current();
+            return tx.readLong(slotAt(tx, slot));
+        }
+    }
+
+    record Config(long seed, TestBackend.Transport transport, long cacheBytes, int readAhead) {
+        static Config draw(long seed) {
+            SplittableRandom r = new SplittableRandom(seed);
+            TestBackend.Transport t = r.nextBoolean() ? TestBackend.Transport.TCP : TestBackend.Transport.LOCAL;
+            long cache = CACHES[r.nextInt(CACHES.length)];
+            return new Config(seed, t, t == TestBackend.Transport.TCP && cache == CACHES[0] ? CACHES[1] : cache,
+                    READ_AHEAD[r.nextInt(READ_AHEAD.length)]);
+        }
+
+        FrontendOptions options() {
+            return FrontendOptions.builder().cacheBytes(cacheBytes).readAheadPages(readAhead).conclude();
+        }
+    }
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    @Test
+    void shouldAgreeWithTheModel() {
+        runs(Long.getLong("asymnvm.seed", System.nanoTime()), 3, 1_500, 20);
+    }
+
+    @Test
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldAgreeWithTheModelOverLongRuns() {
+        runs(Long.getLong("asymnvm.seed", System.nanoTime()), 8, 15_000, 200);
+    }
+
+    private void runs(long first, int count, int ops, int minGrants) {
+        List<String> summary = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Config c = Config.draw(first + i);
+            Run run = new Run(c, dir.resolve("run-" + i));
+            summary.add(c + " -> " + run.go(ops, minGrants));
+            assertTrue(run.grants >= minGrants, "only " + run.grants + " slab grants in " + c);
+        }
+        System.out.println("randomized Transaction runs (first seed " + first + "):");
+        summary.forEach(s -> System.out.println("  " + s));
+    }
+
+    private static final class Run {
+        private final Config config;
+        private final Path dir;
+        private final SplittableRandom random;
+        private final byte[][] oracle = new byte[SLOTS][];
+        private TestBackend backend;
+        private AsymNvm nvm;
+        private Blocks blocks;
+        private String lastOp = "start";
+        private int done;
+        private int events;
+        private long grants;
+
+        Run(Config config, Path dir) {
+            this.config = config;
+            this.dir = dir;
+            this.random = new SplittableRandom(config.seed() * 31 + 7);
+        }
+
+        /** At least {@code count} operations, more until {@code minGrants} slabs were granted (at most 4x). */
+        String go(int count, int minGrants) {
+            try {
+                Files.createDirectories(dir);
+                backend = TestBackend.start(dir, config.transport(), b -> b.slabSize(SLAB));
+                open();
+                blocks.createIndex();
+                for (int i = 0; i < count || grants + nvm.stats().slabGrants() < minGrants && i < 4 * count; i++) {
+                    step();
+                    done++;
+                }
+                check("the end");
+                grants += nvm.stats().slabGrants();
+                nvm.close();
+                backend.close();
+                return done + " operations, " + events + " reopens/crashes/restarts, " + grants + " slab grants";
+            } catch (Throwable t) {
+                if (nvm != null) {
+                    nvm.crash();
+                }
+                if (backend != null) {
+                    backend.close();
+                }
+                fail("randomized Transaction run failed at operation " + done + " (" + lastOp + "), " + config
+                        + "\n  replay: mvn -B -ntp -pl frontend-lib -am test -Dtest=RandomizedTransactionTest#"
+                        + "shouldAgreeWithTheModel -Dasymnvm.seed=" + config.seed()
+                        + " -Dsurefire.failIfNoSpecifiedTests=false", t);
+                return null;
+            }
+        }
+
+        private void open() {
+            nvm = backend.open(0, config.options());
+            blocks = nvm.transactional(Blocks.class, new BlocksImpl());
+        }
+
+        private void step() {
+            int dice = random.nextInt(1000);
+            int slot = random.nextInt(SLOTS);
+            if (dice < 6) {
+                events++;
+                grants += nvm.stats().slabGrants();
+                switch (dice % 3) {
+                    case 0 -> {
+                        lastOp = "clean reopen";
+                        nvm.close();
+                        open();
+                    }
+                    case 1 -> {
+                        lastOp = "frontend crash and recovery";
+                        nvm.crash();
+                        open();
+                        nvm.recover();
+                    }
+                    default -> {
+                        lastOp = "backend restart";
+                        nvm.close();
+                        backend.restart();
+                        open();
+                    }
+                }
+                check(lastOp);
+            } else if (oracle[slot] == null && dice < 500) {
+                int size = SIZES[random.nextInt(SIZES.length)];
+                long seed = random.nextLong();
+                lastOp = "allocate " + size + " bytes in slot " + slot;
+                blocks.allocate(slot, size, seed);
+                oracle[slot] = content(size, seed);
+            } else if (oracle[slot] == null) {
+                lastOp = "refused allocations";
+                assertThrows(IllegalArgumentException.class, () -> blocks.allocate(slot, 0, 1));
+                assertThrows(IllegalArgumentException.class, () -> blocks.allocate(slot, Integer.MAX_VALUE, 1));
+                expect(blocks.address(slot) == 0, "a refused allocation changed slot " + slot);
+            } else if (dice < 600) {
+                int size = oracle[slot].length;
+                int offset = random.nextInt(size);
+                int length = 1 + random.nextInt(Math.min(size - offset, 8192));
+                long seed = random.nextLong();
+                lastOp = "rewrite of " + length + " bytes at " + offset + " of slot " + slot;
+                blocks.rewrite(slot, offset, length, seed);
+                System.arraycopy(content(length, seed), 0, oracle[slot], offset, length);
+            } else if (dice < 700) {
+                int to = random.nextInt(SLOTS);
+                if (oracle[to] != null) {
+                    return;
+                }
+                lastOp = "move of slot " + slot + " to slot " + to;
+                blocks.move(slot, to, oracle[slot].length);
+                oracle[to] = oracle[slot];
+                oracle[slot] = null;
+            } else if (dice < 800) {
+                lastOp = "free of slot " + slot;
+                blocks.free(slot);
+                oracle[slot] = null;
+            } else if (dice < 850) {
+                lastOp = "aborted rewrite of slot " + slot;
+                int size = oracle[slot].length;
+                IllegalStateException e = assertThrows(IllegalStateException.class,
+                        () -> blocks.rewriteThenFail(slot, 0, size, 99));
+                expect(e.getMessage().startsWith("abort after rewriting"), e.toString());
+                expect(Arrays.equals(oracle[slot], blocks.read(slot, size)), "an aborted rewrite left a trace");
+            } else {
+                lastOp = "read of slot " + slot;
+                expect(Arrays.equals(oracle[slot], blocks.read(slot, oracle[slot].length)), lastOp);
+            }
+        }
+
+        private void check(String when) {
+            lastOp = "full check after " + when;
+            for (int s = 0; s < SLOTS; s++) {
+                if (oracle[s] == null) {
+                    expect(blocks.address(s) == 0, "slot " + s + " should be empty");
+                } else {
+                    byte[] got = blocks.read(s, oracle[s].length);
+                    expect(Arrays.equals(oracle[s], got), "slot " + s + " of " + oracle[s].length
+                            + " bytes differs at " + Arrays.mismatch(oracle[s], got));
+                }
+            }
+        }
+
+        private static void expect(boolean ok, String what) {
+            if (!ok) {
+                throw new AssertionError(what);
+            }
+        }
+    }
+}
