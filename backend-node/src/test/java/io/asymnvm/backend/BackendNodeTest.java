@@ -57,6 +57,15 @@ class BackendNodeTest {
     }
 
     @Test
+    void shouldNameAMissingDirectoryInsteadOfFailingOnTheLockFile() {
+        Path missing = dir.resolve("no-such-dir").resolve("backend.pm");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BackendNode.start(BackendConfiguration.builder(missing).conclude()));
+        assertTrue(e.getMessage().contains("directory " + missing.getParent() + " of PM file backend.pm does not "
+                + "exist"), e.getMessage());
+    }
+
+    @Test
     void shouldFormatAFreshFile() throws IOException {
         try (BackendNode node = start(pm())) {
             assertTrue(Files.exists(pm()));

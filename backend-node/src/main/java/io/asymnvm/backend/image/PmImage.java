@@ -94,6 +94,11 @@ public final class PmImage implements AutoCloseable {
         }
         Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
         Path markFile = file.resolveSibling(file.getFileName() + ".mark");
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("directory " + parent + " of PM file " + file.getFileName()
+                    + " does not exist; create it first");
+        }
         if (!LOCKED_HERE.add(lockFile)) {
             throw new IllegalStateException("PM file " + file + " is in use by another backend in this JVM (lock "
                     + lockFile + ")");

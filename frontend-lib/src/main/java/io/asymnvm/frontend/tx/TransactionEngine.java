@@ -83,6 +83,8 @@ public final class TransactionEngine implements AutoCloseable {
     private final long slabPages;
     /** Pages that became clean at a checkpoint and await comparison with the backend (coherence check mode). */
     private final java.util.ArrayDeque<Long> toVerify = new java.util.ArrayDeque<>();
+    /** Serialises the coherence checks of checkpoints and sweeps (lock order: before {@code exec}). */
+    private final Object verifyLock = new Object();
     private final int maxArgumentBytes;
     private final Thread agent;
 
@@ -625,23 +627,29 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
-    /** Checks the pages that became clean at checkpoints since the last call (coherence check mode only). */
+    /**
+     * Checks the pages that became clean at checkpoints since the last call (coherence check mode only). Under
+     * {@code verifyLock}, so that a sweep at {@code sync()} waits for a checkpoint's check in flight and a
+     * difference is reported by the check that owns it.
+     */
     private void verifyCheckpointed() {
         if (!options.verifyCache()) {
             return;
         }
-        long[] pages;
-        exec.lock();
-        try {
-            if (toVerify.isEmpty()) {
-                return;
+        synchronized (verifyLock) {
+            long[] pages;
+            exec.lock();
+            try {
+                if (toVerify.isEmpty()) {
+                    return;
+                }
+                pages = toVerify.stream().mapToLong(Long::longValue).distinct().sorted().toArray();
+                toVerify.clear();
+            } finally {
+                exec.unlock();
             }
-            pages = toVerify.stream().mapToLong(Long::longValue).distinct().sorted().toArray();
-            toVerify.clear();
-        } finally {
-            exec.unlock();
+            verifyClean(pages, "after checkpoint (applied tx " + appliedTxId + ")");
         }
-        verifyClean(pages, "after checkpoint (applied tx " + appliedTxId + ")");
     }
 
     private void grantSlab() {
@@ -915,14 +923,18 @@ public final class TransactionEngine implements AutoCloseable {
             pollApplied(false);
             if (shipped && appliedTxId >= last) {
                 if (options.verifyCache()) {
-                    long[] clean;
-                    exec.lock();
-                    try {
-                        clean = cache.cleanPages();
-                    } finally {
-                        exec.unlock();
+                    verifyCheckpointed(); // what the checkpoints unpinned first, reported as such
+                    synchronized (verifyLock) {
+                        checkUsable(); // a check that was in flight may have found a difference meanwhile
+                        long[] clean;
+                        exec.lock();
+                        try {
+                            clean = cache.cleanPages();
+                        } finally {
+                            exec.unlock();
+                        }
+                        verifyClean(clean, "by a sweep of every clean page at sync");
                     }
-                    verifyClean(clean, "by a sweep of every clean page at sync");
                 }
                 return;
             }
