@@ -15,6 +15,7 @@ import static io.asymnvm.structures.layout.NodePageLayout.KIND_OFFSET;
 import static io.asymnvm.structures.layout.NodePageLayout.LEVEL_OFFSET;
 import static io.asymnvm.structures.layout.NodePageLayout.LINK0_OFFSET;
 import static io.asymnvm.structures.layout.NodePageLayout.LINK1_OFFSET;
+import static io.asymnvm.structures.layout.NodePageLayout.MAX_KEY_LENGTH;
 import static io.asymnvm.structures.layout.NodePageLayout.NODE_SIZE;
 import static io.asymnvm.structures.layout.NodePageLayout.RECORD_HEADER_LENGTH;
 import static io.asymnvm.structures.layout.NodePageLayout.RECORD_KEY_LENGTH_OFFSET;
@@ -63,7 +64,20 @@ final class NodePage {
     }
 
     int count() {
-        return block.getShort(COUNT_OFFSET);
+        int n = block.getShort(COUNT_OFFSET);
+        if (n < 0 || slotOffset(n) > NODE_SIZE) {
+            throw damaged(COUNT_OFFSET, "slot count", "at most " + (NODE_SIZE - slotOffset(0)) / SLOT_LENGTH, n);
+        }
+        return n;
+    }
+
+    /**
+     * Offsets and lengths stored in a page are checked before they are followed, so a damaged page is reported
+     * as the structure's corruption (page, offset in the page, expected, actual), never as an index error.
+     */
+    private StructureCorruptException damaged(int offset, String what, String expected, long actual) {
+        return new StructureCorruptException("node page " + block.address + ": " + what + " at page offset "
+                + offset + ": expected " + expected + ", actual " + actual);
     }
 
     int heapStart() {
@@ -96,11 +110,22 @@ final class NodePage {
     }
 
     int recordOffset(int i) {
-        return block.getShort(slotOffset(i));
+        int o = block.getShort(slotOffset(i));
+        if (o < slotOffset(0) || o > NODE_SIZE - RECORD_HEADER_LENGTH) {
+            throw damaged(slotOffset(i), "record offset of slot " + i, "within [" + slotOffset(0) + ", "
+                    + (NODE_SIZE - RECORD_HEADER_LENGTH) + "]", o);
+        }
+        return o;
     }
 
     int keyLength(int i) {
-        return block.getShort(recordOffset(i) + RECORD_KEY_LENGTH_OFFSET);
+        int o = recordOffset(i);
+        int k = block.getShort(o + RECORD_KEY_LENGTH_OFFSET);
+        if (k < 0 || k > MAX_KEY_LENGTH || o + RECORD_HEADER_LENGTH + k > NODE_SIZE) {
+            throw damaged(o + RECORD_KEY_LENGTH_OFFSET, "key length of record " + i, "within [0, "
+                    + Math.min(MAX_KEY_LENGTH, NODE_SIZE - o - RECORD_HEADER_LENGTH) + "]", k);
+        }
+        return k;
     }
 
     int keyOffset(int i) {
@@ -131,7 +156,11 @@ final class NodePage {
 
     /** Inner record: the child right of separator {@code i}. */
     long child(int i) {
-        return block.getLong(payloadOffset(i));
+        int o = payloadOffset(i);
+        if (o > NODE_SIZE - 8) {
+            throw damaged(o, "child pointer of record " + i, "within the page", o);
+        }
+        return block.getLong(o);
     }
 
     /** Inner node: child {@code j} in 0..count ({@code 0} is {@code link0}). */

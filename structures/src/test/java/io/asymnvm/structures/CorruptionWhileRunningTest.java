@@ -109,10 +109,20 @@ class CorruptionWhileRunningTest {
             roots = probe.roots();
             heapAt = node.superblock().slabOffset(0);
         }
-        try (FileChannel f = FileChannel.open(dir.resolve("backend.pm"), StandardOpenOption.WRITE)) {
-            damage.write((address, value) -> {
-                ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
-                f.write(b, heapAt + address);
+        try (FileChannel f = FileChannel.open(dir.resolve("backend.pm"), StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            damage.write(new HeapWriter() {
+                @Override
+                public void putLong(long address, long value) throws IOException {
+                    f.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value), heapAt + address);
+                }
+
+                @Override
+                public long getLong(long address) throws IOException {
+                    ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                    f.read(b, heapAt + address);
+                    return b.getLong(0);
+                }
             }, roots[0], roots[1]);
         }
         try (BackendNode node = start(); AsymNvm nvm = AsymNvm.open(node.localFabric(), 1, FrontendOptions.defaults())) {
@@ -122,6 +132,8 @@ class CorruptionWhileRunningTest {
 
     interface HeapWriter {
         void putLong(long heapAddress, long value) throws IOException;
+
+        long getLong(long heapAddress) throws IOException;
     }
 
     interface DamageWriter {
@@ -163,6 +175,22 @@ class CorruptionWhileRunningTest {
             assertEquals(slab[0] + SlabHeaderLayout.MAGIC_OFFSET, e.offset(), e.getMessage());
             assertTrue(e.getMessage().contains("slab header magic expected 0x"
                     + Long.toHexString(SlabHeaderLayout.MAGIC) + ", actual 0x5eed"), e.getMessage());
+        });
+    }
+
+    @Test
+    void shouldNameADamagedSlotCountInANodePage() throws IOException {
+        long[] node = new long[1];
+        damaged((heap, treeRoot, hashRoot) -> {
+            node[0] = heap.getLong(treeRoot + BTreeLayout.ROOT_NODE_OFFSET);
+            long head = heap.getLong(node[0]); // kind, level, count, heap start, garbage: little-endian
+            long count = 0x7FFF;
+            heap.putLong(node[0], head & ~(0xFFFFL << 16) | count << 16);
+        }, probe -> {
+            StructureCorruptException e = assertThrows(StructureCorruptException.class, () -> probe.tree(7));
+            assertTrue(e.getMessage().contains("node page " + node[0] + ": slot count at page offset 2"),
+                    e.getMessage());
+            assertTrue(e.getMessage().contains("actual 32767"), e.getMessage());
         });
     }
 }
