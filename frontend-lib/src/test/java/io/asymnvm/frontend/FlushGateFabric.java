@@ -6,34 +6,38 @@ import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.FabricCounters;
 import io.asymnvm.core.layout.RegionIds;
 
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
- * A fabric that, once {@link #holdNextFlush armed}, holds the next FLUSH in its posting thread until a given
- * number of semantic-ring WRITEs have been posted since the arming: the records of concurrent committers then
- * pile up behind one FLUSH in flight, deterministically, which is the case group commit exists for.
+ * A fabric that, once {@link #holdNextFlush armed}, holds the next FLUSH in its posting thread until a condition
+ * holds (for example: every committer's transaction is posted): the records of concurrent committers then pile
+ * up behind one FLUSH in flight, deterministically, which is the case group commit exists for.
  */
 final class FlushGateFabric implements Fabric {
     private static final long HOLD_LIMIT_SECONDS = 30;
 
     private final Fabric delegate;
     private final AtomicInteger semanticWrites = new AtomicInteger();
-    private volatile CountDownLatch gate;
-    private volatile int writesAtArming;
+    private volatile BooleanSupplier release;
     private final AtomicBoolean armed = new AtomicBoolean();
 
     FlushGateFabric(Fabric delegate) {
         this.delegate = delegate;
     }
 
-    /** The next FLUSH waits until {@code records} semantic records were posted from now. */
-    void holdNextFlush(int records) {
-        writesAtArming = semanticWrites.get();
-        gate = new CountDownLatch(records);
+    /** The next FLUSH waits until {@code condition} holds (polled; at most 30 s, then the test fails). */
+    void holdNextFlush(BooleanSupplier condition) {
+        release = condition;
         armed.set(true);
+    }
+
+    /** Semantic-ring WRITEs posted through this fabric. */
+    int semanticWrites() {
+        return semanticWrites.get();
     }
 
     @Override
@@ -55,10 +59,6 @@ final class FlushGateFabric implements Fabric {
                 Completion done = c.write(regionId, offset, data, dataOffset, length);
                 if (RegionIds.kindOf(regionId) == RegionIds.KIND_SEMANTIC) {
                     semanticWrites.incrementAndGet();
-                    CountDownLatch g = gate;
-                    if (g != null) {
-                        g.countDown();
-                    }
                 }
                 return done;
             }
@@ -71,14 +71,13 @@ final class FlushGateFabric implements Fabric {
             @Override
             public Completion flush(long stamp, boolean stamped) {
                 if (armed.compareAndSet(true, false)) {
-                    try {
-                        if (!gate.await(HOLD_LIMIT_SECONDS, TimeUnit.SECONDS)) {
-                            throw new AssertionError("held FLUSH: only " + (semanticWrites.get() - writesAtArming)
-                                    + " semantic records were posted in " + HOLD_LIMIT_SECONDS + " s");
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HOLD_LIMIT_SECONDS);
+                    while (!release.getAsBoolean()) {
+                        if (System.nanoTime() > deadline) {
+                            throw new AssertionError("held FLUSH: its release condition did not hold in "
+                                    + HOLD_LIMIT_SECONDS + " s");
                         }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new AssertionError("interrupted while holding a FLUSH", e);
+                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
                     }
                 }
                 return c.flush(stamp, stamped);

@@ -249,7 +249,8 @@ class RoundTripTest {
                 cells.set(i, 0); // warm-up: every page cached, so each commit is one record and one wait
             }
             Quiet before = quiesce(nvm);
-            gate.holdNextFlush(threads);
+            long posted = before.stats().lastTxId() + threads;
+            gate.holdNextFlush(() -> nvm.stats().lastTxId() >= posted); // every committer's record is posted
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
                 List<Future<?>> futures = new ArrayList<>();

@@ -126,7 +126,8 @@ public final class BackendControlHandler implements ControlHandler {
             session.grant(RegionIds.control(frontendId), Access.READ);
             session.grant(RegionIds.semantic(frontendId), Access.READ_WRITE);
             session.grant(RegionIds.redo(frontendId), Access.READ_WRITE);
-            session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET);
+            session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET,
+                    log::admitWatermark);
             awaitReplayed.run();
             if (log.fault() != null) {
                 session.revokeAll(); // a refused attach leaves the session no access to the frontend's regions

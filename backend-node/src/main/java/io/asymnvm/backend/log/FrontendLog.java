@@ -1,5 +1,8 @@
 package io.asymnvm.backend.log;
 
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
@@ -61,6 +64,44 @@ public final class FrontendLog {
 
     public RingReader semanticReader() {
         return semantic;
+    }
+
+    /**
+     * The backend's own check of a FLUSH stamp (a {@link io.asymnvm.core.fabric.StampGuard}): the semantic ring
+     * from the current durable watermark {@code durable} up to {@code requested} must hold valid records (CRC,
+     * position, type) that end exactly at {@code requested}, and those bytes are persisted here, whoever wrote
+     * them (a recovering incarnation adopts records an earlier session posted and never flushed). A stamp past
+     * what the ring holds is refused with {@code BAD_REQUEST} and the watermark does not move, so no client, by
+     * mistake or malice, can leave a ring that is invalid before its watermark.
+     */
+    public void admitWatermark(long durable, long requested) {
+        if (requested - durable > semantic.capacity()) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "FLUSH stamp " + requested + " of frontend "
+                    + frontendId + " refused: more than the ring's " + semantic.capacity() + " bytes past the durable "
+                    + "watermark " + durable);
+        }
+        long pos = durable;
+        while (pos < requested) {
+            RingReader.Entry e = semantic.read(pos);
+            if (e.kind() == RingReader.Kind.INVALID) {
+                throw new AsymNvmException(ErrorCode.BAD_REQUEST, "FLUSH stamp " + requested + " of frontend "
+                        + frontendId + " refused: the semantic ring holds valid records only up to position " + pos
+                        + " (" + e.reason() + " expected 0x" + Long.toHexString(e.expected()) + ", actual 0x"
+                        + Long.toHexString(e.actual()) + ")");
+            }
+            pos = e.next();
+        }
+        if (pos != requested) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "FLUSH stamp " + requested + " of frontend "
+                    + frontendId + " refused: not at a record boundary (the record there ends at " + pos + ")");
+        }
+        long from = semantic.offsetOf(durable);
+        long length = requested - durable;
+        long first = Math.min(length, semantic.capacity() - (from - semantic.offsetOf(0)));
+        region.persist(from, first);
+        if (first < length) {
+            region.persist(semantic.offsetOf(0), length - first);
+        }
     }
 
     /** Atomically advances the checkpoint (double-buffered slot, persisted). Replayer thread only. */

@@ -88,6 +88,11 @@ public final class EmulatedNic {
         if (stamped && s.stampRegion() >= 0) {
             RegionTable.Window w = regions.lookup(s.stampRegion());
             long at = w.translate(s.stampOffset(), 8);
+            long durable = w.backing().getLongVolatile(at);
+            if (stamp <= durable) {
+                return new long[] {bytes, calls}; // never backwards; nothing new to make durable
+            }
+            s.stampGuard().admit(durable, stamp); // throws to refuse: the watermark stays where it is
             w.backing().putLongVolatile(at, stamp);
             if (persistOnFlush) {
                 w.backing().persist(at, 8);

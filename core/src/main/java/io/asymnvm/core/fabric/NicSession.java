@@ -24,6 +24,7 @@ public final class NicSession {
     private volatile int frontendId = -1;
     private volatile long attachEpoch;
     private volatile String fencedReason;
+    private StampGuard stampGuard = StampGuard.NONE;
     private volatile int stampRegion = -1;
     private volatile long stampOffset;
 
@@ -55,8 +56,21 @@ public final class NicSession {
 
     /** After a FLUSH, the responder stores the flush's stamp value at this location. */
     public void stampAt(int regionId, long offset) {
+        stampAt(regionId, offset, StampGuard.NONE);
+    }
+
+    /**
+     * After a FLUSH, the responder stores the flush's stamp value at this location, if {@code guard} admits the
+     * move from the value stored there; a stamp never moves the value backwards.
+     */
+    public void stampAt(int regionId, long offset, StampGuard guard) {
         this.stampRegion = regionId;
         this.stampOffset = offset;
+        this.stampGuard = guard;
+    }
+
+    StampGuard stampGuard() {
+        return stampGuard;
     }
 
     int stampRegion() {
