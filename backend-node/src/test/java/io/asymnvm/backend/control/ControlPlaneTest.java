@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.SemanticRecordLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -302,10 +303,12 @@ class ControlPlaneTest {
     void shouldStampTheDurableWatermarkOnAStampedFlush() {
         FabricConnection c = connect();
         attach(c, 0);
-        c.write(RegionIds.semantic(0), 0, new byte[128], 0, 128).await();
-        c.flush(128, true).await();
-        assertEquals(128, ControlBlockLayout.durableSemTail(BackendFixture.controlBlock(c, 0)));
+        byte[] record = SemanticRecordLayout.encode(0, 1, 0xFEED, BackendFixture.bytes(40, 1), 40);
+        c.write(RegionIds.semantic(0), 0, record, 0, record.length).await();
+        c.flush(record.length, true).await();
+        assertEquals(record.length, ControlBlockLayout.durableSemTail(BackendFixture.controlBlock(c, 0)));
         c.flush(999, false).await();
-        assertEquals(128, ControlBlockLayout.durableSemTail(BackendFixture.controlBlock(c, 0)), "unstamped flush");
+        assertEquals(record.length, ControlBlockLayout.durableSemTail(BackendFixture.controlBlock(c, 0)),
+                "unstamped flush");
     }
 }
