@@ -68,19 +68,26 @@ public final class FrontendLog {
 
     /**
      * The backend's own check of a FLUSH stamp (a {@link io.asymnvm.core.fabric.StampGuard}): the semantic ring
-     * from the current durable watermark {@code durable} up to {@code requested} must hold valid records (CRC,
+     * from the current durable watermark {@code durable} (or the checkpoint's head, if the replayer already
+     * applied and released records past it) up to {@code requested} must hold valid records (CRC,
      * position, type) that end exactly at {@code requested}, and those bytes are persisted here, whoever wrote
      * them (a recovering incarnation adopts records an earlier session posted and never flushed). A stamp past
      * what the ring holds is refused with {@code BAD_REQUEST} and the watermark does not move, so no client, by
      * mistake or malice, can leave a ring that is invalid before its watermark.
      */
     public void admitWatermark(long durable, long requested) {
-        if (requested - durable > semantic.capacity()) {
+        // records before the checkpoint's head are applied (their redo is in the PM image) and may already be
+        // overwritten: the replayer can release ring space before the FLUSH that covers it arrives
+        long start = Math.max(durable, checkpoint.semHead());
+        if (requested <= start) {
+            return;
+        }
+        if (requested - start > semantic.capacity()) {
             throw new AsymNvmException(ErrorCode.BAD_REQUEST, "FLUSH stamp " + requested + " of frontend "
                     + frontendId + " refused: more than the ring's " + semantic.capacity() + " bytes past the durable "
-                    + "watermark " + durable);
+                    + "watermark " + start);
         }
-        long pos = durable;
+        long pos = start;
         while (pos < requested) {
             RingReader.Entry e = semantic.read(pos);
             if (e.kind() == RingReader.Kind.INVALID) {
@@ -95,8 +102,8 @@ public final class FrontendLog {
             throw new AsymNvmException(ErrorCode.BAD_REQUEST, "FLUSH stamp " + requested + " of frontend "
                     + frontendId + " refused: not at a record boundary (the record there ends at " + pos + ")");
         }
-        long from = semantic.offsetOf(durable);
-        long length = requested - durable;
+        long from = semantic.offsetOf(start);
+        long length = requested - start;
         long first = Math.min(length, semantic.capacity() - (from - semantic.offsetOf(0)));
         region.persist(from, first);
         if (first < length) {
