@@ -22,6 +22,8 @@ final class Block {
 
     final long address;
     final byte[] bytes;
+    /** The structure the block belongs to, for corruption reports (null if unknown). */
+    String owner;
     private final int[] lo = new int[MAX_RANGES];
     private final int[] hi = new int[MAX_RANGES];
     private int ranges;

@@ -76,8 +76,9 @@ final class NodePage {
      * as the structure's corruption (page, offset in the page, expected, actual), never as an index error.
      */
     private StructureCorruptException damaged(int offset, String what, String expected, long actual) {
-        return new StructureCorruptException("node page " + block.address + ": " + what + " at page offset "
-                + offset + ": expected " + expected + ", actual " + actual);
+        return new StructureCorruptException((block.owner == null ? "" : block.owner + " is corrupt: ") + "node page "
+                + block.address + ": " + what + " at page offset " + offset + ": expected " + expected + ", actual "
+                + actual);
     }
 
     int heapStart() {

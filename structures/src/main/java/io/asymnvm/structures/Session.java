@@ -56,6 +56,7 @@ final class Session {
         Block b = blocks.get(address);
         if (b == null) {
             b = new Block(address, readStored(address, length, "block"));
+            b.owner = structure;
             blocks.put(address, b);
         } else if (b.bytes.length != length) {
             throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
@@ -74,7 +75,12 @@ final class Session {
     /** A read-only copy not kept by the session (long scans must not retain every page they pass). */
     Block peek(long address, int length) {
         Block b = blocks.get(address);
-        return b != null ? b : new Block(address, readStored(address, length, "block"));
+        if (b != null) {
+            return b;
+        }
+        Block peeked = new Block(address, readStored(address, length, "block"));
+        peeked.owner = structure;
+        return peeked;
     }
 
     /** Writes every change made through this session. */

@@ -188,8 +188,8 @@ class CorruptionWhileRunningTest {
             heap.putLong(node[0], head & ~(0xFFFFL << 16) | count << 16);
         }, probe -> {
             StructureCorruptException e = assertThrows(StructureCorruptException.class, () -> probe.tree(7));
-            assertTrue(e.getMessage().contains("node page " + node[0] + ": slot count at page offset 2"),
-                    e.getMessage());
+            assertTrue(e.getMessage().contains("B+tree 'tree' is corrupt: node page " + node[0]
+                    + ": slot count at page offset 2"), e.getMessage());
             assertTrue(e.getMessage().contains("actual 32767"), e.getMessage());
         });
     }

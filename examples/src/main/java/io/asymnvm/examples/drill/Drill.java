@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>One restart in {@value #EARLY_KILL_ONE_IN} is SIGKILLed again before it reports ready (after a random part of
  * its usual start time), so kills also land in JVM start, attach and recovery itself, which must be idempotent.
- * After every kill the PM file is checked with {@link InspectTool} (read-only, so also beside a running backend).
+ * After every kill the PM file is checked with {@link InspectTool} (read-only, so also beside a running backend);
+ * its heap is walked ({@code inspect --deep}) after every backend kill and after the clean stop at the end, when
+ * no backend serves it.
  *
  * <p>Every wait has the iteration's deadline; a child that misses it is killed by its PID and counted as a
  * violation, and the drill ends. Only processes this drill started are ever signalled, and they exit by
@@ -348,6 +350,8 @@ public final class Drill {
                     if (code != 0 && code != 128 + 15) {
                         report.violation("backend (pid " + backend.pid() + ") exited with code " + code
                                 + " after SIGTERM" + backend.logTail());
+                    } else if (report.iterations > 0) {
+                        deepInspect("the clean stop at the end of the drill"); // nothing serves the image now
                     }
                 } catch (DrillFailure e) {
                     report.violation(e.getMessage());

@@ -36,7 +36,7 @@ public final class DrillReport {
     long inDoubtNotCommitted;
     long verifications;
     long inspections;
-    /** {@code inspect --deep} runs (allocator and structures walked), after each backend kill. */
+    /** {@code inspect --deep} runs (allocator and structures walked): after each backend kill, and at the end. */
     long deepInspections;
     long earlyKills;
     long lost;
