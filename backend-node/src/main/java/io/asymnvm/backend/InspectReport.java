@@ -1,5 +1,10 @@
 package io.asymnvm.backend;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.SuperblockLayout;
@@ -21,6 +26,8 @@ import java.util.Locale;
  */
 public record InspectReport(String file, Superblock superblock, boolean markFile, List<FrontendArea> frontends,
                             SlabSummary slabs, long crcsVerified, List<String> warnings, List<String> problems) {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
 
     /** True when nothing corrupt was found. */
     public boolean ok() {
@@ -168,205 +175,78 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
         b.append(String.format(Locale.ROOT, format, args)).append('\n');
     }
 
-    /** One JSON object (no trailing newline). */
+    /** One JSON object (no trailing newline), written by Jackson. */
     public String toJson() {
         Superblock sb = superblock;
-        Json j = new Json();
-        j.open();
-        j.key("file").string(file);
-        j.key("ok").bool(ok());
-        j.key("mark_file").bool(markFile);
-        j.key("superblock").open();
-        j.key("format_version").number(SuperblockLayout.FORMAT_VERSION);
-        j.key("page_size").number(sb.pageSize());
-        j.key("file_size").number(sb.fileSize());
-        j.key("slab_size").number(sb.slabSize());
-        j.key("slab_count").number(sb.slabCount());
-        j.key("max_frontends").number(sb.maxFrontends());
-        j.key("slab_table_offset").number(sb.slabTableOffset());
-        j.key("log_area_offset").number(sb.logAreaOffset());
-        j.key("log_area_stride").number(sb.logAreaStride());
-        j.key("sem_ring_capacity").number(sb.semRingCapacity());
-        j.key("redo_ring_capacity").number(sb.redoRingCapacity());
-        j.key("heap_offset").number(sb.heapOffset());
-        j.key("epoch").number(sb.epoch());
-        j.key("identity").string(sb.identity().toString());
-        j.key("created_millis").number(sb.createdMillis());
-        j.close();
-        j.key("frontends").openArray();
+        ObjectNode root = MAPPER.createObjectNode();
+        root.put("file", file);
+        root.put("ok", ok());
+        root.put("mark_file", markFile);
+        root.putObject("superblock")
+                .put("format_version", SuperblockLayout.FORMAT_VERSION)
+                .put("page_size", sb.pageSize())
+                .put("file_size", sb.fileSize())
+                .put("slab_size", sb.slabSize())
+                .put("slab_count", sb.slabCount())
+                .put("max_frontends", sb.maxFrontends())
+                .put("slab_table_offset", sb.slabTableOffset())
+                .put("log_area_offset", sb.logAreaOffset())
+                .put("log_area_stride", sb.logAreaStride())
+                .put("sem_ring_capacity", sb.semRingCapacity())
+                .put("redo_ring_capacity", sb.redoRingCapacity())
+                .put("heap_offset", sb.heapOffset())
+                .put("epoch", sb.epoch())
+                .put("identity", sb.identity().toString())
+                .put("created_millis", sb.createdMillis());
+        ArrayNode areas = root.putArray("frontends");
         for (FrontendArea f : frontends) {
-            j.open();
-            j.key("id").number(f.id());
-            j.key("state").string(f.stateName());
-            j.key("attach_epoch").number(f.attachEpoch());
-            j.key("control_offset").number(f.controlOffset());
+            ObjectNode a = areas.addObject();
+            a.put("id", f.id());
+            a.put("state", f.stateName());
+            a.put("attach_epoch", f.attachEpoch());
+            a.put("control_offset", f.controlOffset());
             Checkpoint cp = f.checkpoint();
-            j.key("checkpoint").open();
-            j.key("seq").number(cp.seq());
-            j.key("applied_tx").number(cp.appliedTxId());
-            j.key("redo_head").number(cp.redoHead());
-            j.key("sem_head").number(cp.semHead());
-            j.close();
-            j.key("slots").openArray();
+            a.putObject("checkpoint").put("seq", cp.seq()).put("applied_tx", cp.appliedTxId())
+                    .put("redo_head", cp.redoHead()).put("sem_head", cp.semHead());
+            ArrayNode slots = a.putArray("slots");
             for (Slot s : f.slots()) {
-                j.open().key("index").number(s.index()).key("seq").number(s.seq()).key("status").string(s.status())
-                        .close();
+                slots.addObject().put("index", s.index()).put("seq", s.seq()).put("status", s.status());
             }
-            j.closeArray();
-            j.key("durable_sem_tail").number(f.durableSemTail());
-            j.key("semantic_ring");
-            ring(j, f.semantic());
-            j.key("redo_ring");
-            ring(j, f.redo());
-            j.close();
+            a.put("durable_sem_tail", f.durableSemTail());
+            ring(a.putObject("semantic_ring"), f.semantic());
+            ring(a.putObject("redo_ring"), f.redo());
         }
-        j.closeArray();
-        j.key("slab_table").open();
-        j.key("slabs").number(slabs.slabs());
-        j.key("free").number(slabs.free());
-        j.key("corrupt").number(slabs.corrupt());
-        j.key("owned").open();
+        ObjectNode table = root.putObject("slab_table");
+        table.put("slabs", slabs.slabs()).put("free", slabs.free()).put("corrupt", slabs.corrupt());
+        ObjectNode owned = table.putObject("owned");
+        ObjectNode roots = table.putObject("roots");
         for (int f = 0; f < slabs.owned().length; f++) {
             if (slabs.owned()[f] > 0) {
-                j.key(Integer.toString(f)).number(slabs.owned()[f]);
+                owned.put(Integer.toString(f), slabs.owned()[f]);
+                roots.put(Integer.toString(f), slabs.roots()[f]);
             }
         }
-        j.close();
-        j.key("roots").open();
-        for (int f = 0; f < slabs.roots().length; f++) {
-            if (slabs.owned()[f] > 0) {
-                j.key(Integer.toString(f)).number(slabs.roots()[f]);
-            }
+        root.put("crcs_verified", crcsVerified);
+        warnings.forEach(root.putArray("warnings")::add);
+        problems.forEach(root.putArray("problems")::add);
+        try {
+            return MAPPER.writeValueAsString(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the inspection as JSON", e);
         }
-        j.close();
-        j.close();
-        j.key("crcs_verified").number(crcsVerified);
-        j.key("warnings").strings(warnings);
-        j.key("problems").strings(problems);
-        j.close();
-        return j.toString();
     }
 
-    private static void ring(Json j, Ring r) {
-        j.open();
-        j.key("offset").number(r.offset());
-        j.key("capacity").number(r.capacity());
-        j.key("head").number(r.head());
-        j.key("watermark").number(r.watermark());
-        j.key("valid_tail").number(r.validTail());
-        j.key("records").number(r.records());
-        j.key("first_tx").number(r.firstTxId());
-        j.key("last_tx").number(r.lastTxId());
-        j.key("applied_copies").number(r.appliedCopies());
-        j.key("torn_tail").string(r.tornTail());
-        j.key("error").string(r.error());
-        j.close();
-    }
-
-    /** The smallest JSON writer that does: objects, arrays, numbers, booleans, escaped strings, null. */
-    private static final class Json {
-        private final StringBuilder b = new StringBuilder();
-        private boolean needComma;
-
-        Json open() {
-            comma();
-            b.append('{');
-            needComma = false;
-            return this;
-        }
-
-        Json close() {
-            b.append('}');
-            needComma = true;
-            return this;
-        }
-
-        Json openArray() {
-            comma();
-            b.append('[');
-            needComma = false;
-            return this;
-        }
-
-        Json closeArray() {
-            b.append(']');
-            needComma = true;
-            return this;
-        }
-
-        Json key(String k) {
-            comma();
-            quote(k);
-            b.append(':');
-            needComma = false;
-            return this;
-        }
-
-        Json number(long v) {
-            comma();
-            b.append(v);
-            needComma = true;
-            return this;
-        }
-
-        Json bool(boolean v) {
-            comma();
-            b.append(v);
-            needComma = true;
-            return this;
-        }
-
-        Json string(String v) {
-            comma();
-            if (v == null) {
-                b.append("null");
-            } else {
-                quote(v);
-            }
-            needComma = true;
-            return this;
-        }
-
-        Json strings(List<String> values) {
-            openArray();
-            for (String v : values) {
-                string(v);
-            }
-            return closeArray();
-        }
-
-        private void comma() {
-            if (needComma) {
-                b.append(',');
-                needComma = false;
-            }
-        }
-
-        private void quote(String s) {
-            b.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> b.append("\\\"");
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    case '\t' -> b.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                        } else {
-                            b.append(c);
-                        }
-                    }
-                }
-            }
-            b.append('"');
-        }
-
-        @Override
-        public String toString() {
-            return b.toString();
-        }
+    private static void ring(ObjectNode j, Ring r) {
+        j.put("offset", r.offset());
+        j.put("capacity", r.capacity());
+        j.put("head", r.head());
+        j.put("watermark", r.watermark());
+        j.put("valid_tail", r.validTail());
+        j.put("records", r.records());
+        j.put("first_tx", r.firstTxId());
+        j.put("last_tx", r.lastTxId());
+        j.put("applied_copies", r.appliedCopies());
+        j.put("torn_tail", r.tornTail());
+        j.put("error", r.error());
     }
 }

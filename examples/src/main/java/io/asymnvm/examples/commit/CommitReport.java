@@ -1,5 +1,6 @@
 package io.asymnvm.examples.commit;
 
+import io.asymnvm.examples.support.Json;
 import org.HdrHistogram.Histogram;
 
 import java.util.Locale;
@@ -41,9 +42,13 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
 
     /** One JSON object, keys in a fixed order, every value a number. */
     public String toJson() {
-        return String.format(Locale.ROOT, "{\"commit_p50_us\":%.3f,\"commit_p99_us\":%.3f,\"rtt_p50_us\":%.3f,"
-                        + "\"ratio\":%.4f,\"round_trips_per_commit\":%.4f,\"commits\":%d}",
-                commitP50Micros(), commitP99Micros(), rttP50Micros(), ratio(), roundTripsPerCommit, commits);
+        return Json.write(Json.object()
+                .put("commit_p50_us", Json.decimal(commitP50Micros(), 3))
+                .put("commit_p99_us", Json.decimal(commitP99Micros(), 3))
+                .put("rtt_p50_us", Json.decimal(rttP50Micros(), 3))
+                .put("ratio", Json.decimal(ratio(), 4))
+                .put("round_trips_per_commit", Json.decimal(roundTripsPerCommit, 4))
+                .put("commits", commits));
     }
 
     /** A few aligned lines for people. */

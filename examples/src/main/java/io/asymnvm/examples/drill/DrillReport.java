@@ -1,5 +1,7 @@
 package io.asymnvm.examples.drill;
 
+import io.asymnvm.examples.support.Json;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -106,14 +108,23 @@ public final class DrillReport {
 
     /** One flat JSON object: the keys first, then details. */
     public String toJson() {
-        return String.format(Locale.ROOT, "{\"iterations\":%d,\"acknowledged\":%d,\"lost\":%d,\"partial\":%d,"
-                        + "\"violations\":%d,\"recovery_ms_p50\":%.3f,\"recovery_ms_max\":%.3f,\"verifications\":%d,"
-                        + "\"aborted\":%d,\"in_doubt_committed\":%d,\"in_doubt_not_committed\":%d,"
-                        + "\"recovered_transactions\":%d,\"inspections\":%d,\"deep_inspections\":%d,\"early_kills\":%d,"
-                        + "\"seed\":%d}",
-                iterations, acknowledged, lost, partial, violations.size(), recoveryMillisP50(), recoveryMillisMax(),
-                verifications, aborted, inDoubtCommitted, inDoubtNotCommitted, recoveredTransactions, inspections,
-                deepInspections, earlyKills, seed);
+        return Json.write(Json.object()
+                .put("iterations", iterations)
+                .put("acknowledged", acknowledged)
+                .put("lost", lost)
+                .put("partial", partial)
+                .put("violations", violations.size())
+                .put("recovery_ms_p50", Json.decimal(recoveryMillisP50(), 3))
+                .put("recovery_ms_max", Json.decimal(recoveryMillisMax(), 3))
+                .put("verifications", verifications)
+                .put("aborted", aborted)
+                .put("in_doubt_committed", inDoubtCommitted)
+                .put("in_doubt_not_committed", inDoubtNotCommitted)
+                .put("recovered_transactions", recoveredTransactions)
+                .put("inspections", inspections)
+                .put("deep_inspections", deepInspections)
+                .put("early_kills", earlyKills)
+                .put("seed", seed));
     }
 
     /** The summary for people; violations listed (at most {@code maxListed}). */

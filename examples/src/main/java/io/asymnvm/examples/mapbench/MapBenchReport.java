@@ -1,5 +1,6 @@
 package io.asymnvm.examples.mapbench;
 
+import io.asymnvm.examples.support.Json;
 import io.asymnvm.frontend.tx.EngineStats;
 
 import java.util.Locale;
@@ -33,9 +34,12 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
 
     /** One JSON object, keys in a fixed order, every value a number. */
     public String toJson() {
-        return String.format(Locale.ROOT, "{\"ops_per_s\":%.1f,\"p50_us\":%.3f,\"p99_us\":%.3f,"
-                        + "\"baseline_ops_per_s\":%.1f,\"ratio\":%.5f}",
-                opsPerSecond(), structure.p50Micros(), structure.p99Micros(), baselineOpsPerSecond(), ratio());
+        return Json.write(Json.object()
+                .put("ops_per_s", Json.decimal(opsPerSecond(), 1))
+                .put("p50_us", Json.decimal(structure.p50Micros(), 3))
+                .put("p99_us", Json.decimal(structure.p99Micros(), 3))
+                .put("baseline_ops_per_s", Json.decimal(baselineOpsPerSecond(), 1))
+                .put("ratio", Json.decimal(ratio(), 5)));
     }
 
     /** A few aligned lines for people. */

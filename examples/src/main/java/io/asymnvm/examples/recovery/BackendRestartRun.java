@@ -4,6 +4,7 @@ import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.bank.Bank;
 import io.asymnvm.examples.bank.BankImpl;
+import io.asymnvm.examples.support.Json;
 import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
@@ -48,9 +49,13 @@ public final class BackendRestartRun {
         }
 
         public String toJson() {
-            return String.format(Locale.ROOT, "{\"size_bytes\":%d,\"repetitions\":%d,\"restart_ms_p50\":%.3f,"
-                            + "\"restart_ms_max\":%.3f,\"restart_ms_min\":%.3f,\"format_ms\":%.3f}", sizeBytes,
-                    restartMillis.length, p50(), max(), min(), formatMillis);
+            return Json.write(Json.object()
+                    .put("size_bytes", sizeBytes)
+                    .put("repetitions", restartMillis.length)
+                    .put("restart_ms_p50", Json.decimal(p50(), 3))
+                    .put("restart_ms_max", Json.decimal(max(), 3))
+                    .put("restart_ms_min", Json.decimal(min(), 3))
+                    .put("format_ms", Json.decimal(formatMillis, 3)));
         }
 
         public String toText() {

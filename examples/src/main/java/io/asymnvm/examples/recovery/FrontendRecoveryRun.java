@@ -5,6 +5,7 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.bank.Bank;
 import io.asymnvm.examples.bank.BankImpl;
 import io.asymnvm.examples.commit.FabricKind;
+import io.asymnvm.examples.support.Json;
 import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
@@ -51,11 +52,15 @@ public final class FrontendRecoveryRun {
         }
 
         public String toJson() {
-            return String.format(Locale.ROOT, "{\"records\":%d,\"recovered\":%d,\"open_ms\":%.3f,\"recover_ms\":%.3f,"
-                            + "\"transactions_per_s\":%.0f,\"commit_s\":%.3f,\"repetitions\":%d,"
-                            + "\"recover_ms_max\":%.3f}",
-                    records, recovered, openMillis, recoverMillis, transactionsPerSecond(), commitSeconds, repetitions,
-                    recoverMillisMax);
+            return Json.write(Json.object()
+                    .put("records", records)
+                    .put("recovered", recovered)
+                    .put("open_ms", Json.decimal(openMillis, 3))
+                    .put("recover_ms", Json.decimal(recoverMillis, 3))
+                    .put("transactions_per_s", Json.decimal(transactionsPerSecond(), 0))
+                    .put("commit_s", Json.decimal(commitSeconds, 3))
+                    .put("repetitions", repetitions)
+                    .put("recover_ms_max", Json.decimal(recoverMillisMax, 3)));
         }
 
         public String toText() {
