@@ -203,7 +203,10 @@ class RandomizedMapTest {
         for (int i = 0; i < count; i++) {
             Config c = Config.draw(first + i, i == 0, fast);
             long start = System.nanoTime();
-            Counts n = new Run(c, dir.resolve("run-" + i)).go(c.defaults() ? ops / 2 : ops,
+            String replay = "-Dtest=RandomizedMapTest#" + (fast ? "shouldAgreeWithTheModelAcrossReopensCrashesAndRestarts"
+                    : "shouldAgreeWithTheModelOverLongRuns -Pslow") + " -Dasymnvm.seed=" + first + " (run " + i
+                    + " of the sequence)";
+            Counts n = new Run(c, dir.resolve("run-" + i), replay).go(c.defaults() ? ops / 2 : ops,
                     c.defaults() ? 0 : minGrants);
             summary.add(c + " -> " + n + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
             if (!c.defaults()) {
@@ -218,6 +221,7 @@ class RandomizedMapTest {
     private static final class Run {
         private final Config config;
         private final Path dir;
+        private final String replay;
         private final Random random;
         private final TreeMap<String, byte[]> oracle = new TreeMap<>();
         private final TreeMap<String, byte[]> auxOracle = new TreeMap<>();
@@ -233,7 +237,8 @@ class RandomizedMapTest {
         private long bytes;
         private String lastOp = "start";
 
-        Run(Config config, Path dir) {
+        Run(Config config, Path dir, String replay) {
+            this.replay = replay;
             this.config = config;
             this.dir = dir;
             this.random = new Random(config.seed());
@@ -262,10 +267,8 @@ class RandomizedMapTest {
             } catch (Throwable t) {
                 closeQuietly();
                 fail("randomized run failed at operation " + done + " (" + lastOp + "), " + config
-                        + "\n  replay: mvn -B -ntp -pl structures -am test -Dtest=RandomizedMapTest#"
-                        + "shouldAgreeWithTheModelAcrossReopensCrashesAndRestarts -Dasymnvm.seed=" + config.seed()
-                        + " -Dsurefire.failIfNoSpecifiedTests=false\n  (that seed's run comes first, with "
-                        + (config.defaults() ? "default options" : "a drawn configuration") + ")", t);
+                        + "\n  replay: mvn -B -ntp -pl structures -am test -Dsurefire.failIfNoSpecifiedTests=false "
+                        + replay, t);
                 return null;
             }
         }
