@@ -27,7 +27,19 @@ public enum ErrorCode {
     IDENTITY_MISMATCH(20),
     CACHE_INCOHERENT(21),
     /** A named root another frontend owns or has claimed for its creation. */
-    NAME_TAKEN(22);
+    NAME_TAKEN(22),
+    /** A request that needs an authenticated session came before a successful challenge-response. */
+    AUTH_REQUIRED(23),
+    /** A challenge-response did not verify (wrong or unknown credential, replayed challenge). */
+    AUTH_FAILED(24),
+    /** One frontend's ring holds a damaged record: that frontend is quarantined, the others serve. */
+    RING_CORRUPT(25),
+    /** A semantic record names an argument class that is not registered for decoding. */
+    CLASS_NOT_REGISTERED(26),
+    /** A per-frontend quota (slabs) would be exceeded. */
+    QUOTA_EXCEEDED(27),
+    /** A server limit (connections, frame size, idle time, pending replies) was reached. */
+    LIMIT_EXCEEDED(28);
 
     private final int code;
 

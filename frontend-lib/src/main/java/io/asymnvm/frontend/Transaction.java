@@ -2,6 +2,9 @@ package io.asymnvm.frontend;
 
 import io.asymnvm.frontend.tx.TransactionContext;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
  * The running persistent transaction, seen from inside a {@link PersistentTransaction} method. Addresses are
  * heap offsets on the backend (0 is never a valid block, so it serves as null). Reads see this transaction's own
@@ -15,15 +18,32 @@ public interface Transaction {
         return TransactionContext.current();
     }
 
-    long readLong(long address);
+    /** The little-endian long at {@code address}. */
+    default long readLong(long address) {
+        return ByteBuffer.wrap(read(address, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
 
-    void writeLong(long address, long value);
+    /** Writes {@code value} little-endian at {@code address}. */
+    default void writeLong(long address, long value) {
+        write(address, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array());
+    }
 
-    int readInt(long address);
+    /** The little-endian int at {@code address}. */
+    default int readInt(long address) {
+        return ByteBuffer.wrap(read(address, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
 
-    void writeInt(long address, int value);
+    /** Writes {@code value} little-endian at {@code address}. */
+    default void writeInt(long address, int value) {
+        write(address, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array());
+    }
 
-    byte[] read(long address, int length);
+    /** {@code length} bytes from {@code address}. */
+    default byte[] read(long address, int length) {
+        byte[] out = new byte[length];
+        read(address, out, 0, length);
+        return out;
+    }
 
     void read(long address, byte[] dst, int offset, int length);
 

@@ -3,7 +3,7 @@ package io.asymnvm.frontend;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.FabricCounters;
+import io.asymnvm.core.fabric.ForwardingConnection;
 import io.asymnvm.core.layout.RegionIds;
 
 import java.util.concurrent.TimeUnit;
@@ -47,25 +47,14 @@ final class FlushGateFabric implements Fabric {
 
     @Override
     public FabricConnection connect() {
-        FabricConnection c = delegate.connect();
-        return new FabricConnection() {
-            @Override
-            public Completion read(int regionId, long offset, int length) {
-                return c.read(regionId, offset, length);
-            }
-
+        return new ForwardingConnection(delegate.connect()) {
             @Override
             public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
-                Completion done = c.write(regionId, offset, data, dataOffset, length);
+                Completion done = delegate().write(regionId, offset, data, dataOffset, length);
                 if (RegionIds.kindOf(regionId) == RegionIds.KIND_SEMANTIC) {
                     semanticWrites.incrementAndGet();
                 }
                 return done;
-            }
-
-            @Override
-            public Completion compareAndSwap(int regionId, long offset, long expected, long update) {
-                return c.compareAndSwap(regionId, offset, expected, update);
             }
 
             @Override
@@ -80,27 +69,7 @@ final class FlushGateFabric implements Fabric {
                         LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
                     }
                 }
-                return c.flush(stamp, stamped);
-            }
-
-            @Override
-            public Completion call(byte[] request) {
-                return c.call(request);
-            }
-
-            @Override
-            public FabricCounters counters() {
-                return c.counters();
-            }
-
-            @Override
-            public boolean isOpen() {
-                return c.isOpen();
-            }
-
-            @Override
-            public void close() {
-                c.close();
+                return delegate().flush(stamp, stamped);
             }
         };
     }

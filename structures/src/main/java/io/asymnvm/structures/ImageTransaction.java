@@ -3,8 +3,6 @@ package io.asymnvm.structures;
 import io.asymnvm.core.inspect.HeapInspector;
 import io.asymnvm.frontend.Transaction;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,35 +34,8 @@ final class ImageTransaction implements Transaction {
         reads.add(new long[] {address, length});
     }
 
-    @Override
-    public byte[] read(long address, int length) {
-        byte[] out = new byte[length];
-        read(address, out, 0, length);
-        return out;
-    }
-
-    @Override
-    public long readLong(long address) {
-        return ByteBuffer.wrap(read(address, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
-    @Override
-    public int readInt(long address) {
-        return ByteBuffer.wrap(read(address, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
-    }
-
     private static UnsupportedOperationException readOnly() {
         return new UnsupportedOperationException("an inspection is read-only");
-    }
-
-    @Override
-    public void writeLong(long address, long value) {
-        throw readOnly();
-    }
-
-    @Override
-    public void writeInt(long address, int value) {
-        throw readOnly();
     }
 
     @Override

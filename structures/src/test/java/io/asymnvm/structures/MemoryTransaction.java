@@ -37,13 +37,6 @@ final class MemoryTransaction implements Transaction {
     }
 
     @Override
-    public byte[] read(long address, int length) {
-        byte[] out = new byte[length];
-        read(address, out, 0, length);
-        return out;
-    }
-
-    @Override
     public void read(long address, byte[] dst, int offset, int length) {
         System.arraycopy(memory, (int) address, dst, offset, length);
     }

@@ -5,7 +5,7 @@ import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.FabricCounters;
+import io.asymnvm.core.fabric.ForwardingConnection;
 import io.asymnvm.core.layout.RegionIds;
 
 import java.util.Objects;
@@ -110,10 +110,11 @@ final class FaultInjectingFabric implements Fabric {
         return random.nextInt(limit + 1);
     }
 
-    private final class TearingConnection implements FabricConnection {
+    private final class TearingConnection extends ForwardingConnection {
         private final FabricConnection c;
 
         TearingConnection(FabricConnection c) {
+            super(c);
             this.c = c;
         }
 
@@ -141,41 +142,6 @@ final class FaultInjectingFabric implements Fabric {
             return Completion.failed(c.counters(), new AsymNvmException(ErrorCode.CONNECTION_LOST,
                     "connection failed after " + landed + " of " + length + " bytes of a WRITE to region "
                             + regionId + " at " + offset + " landed"));
-        }
-
-        @Override
-        public Completion read(int regionId, long offset, int length) {
-            return c.read(regionId, offset, length);
-        }
-
-        @Override
-        public Completion compareAndSwap(int regionId, long offset, long expected, long update) {
-            return c.compareAndSwap(regionId, offset, expected, update);
-        }
-
-        @Override
-        public Completion flush(long stamp, boolean stamped) {
-            return c.flush(stamp, stamped);
-        }
-
-        @Override
-        public Completion call(byte[] request) {
-            return c.call(request);
-        }
-
-        @Override
-        public FabricCounters counters() {
-            return c.counters();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return c.isOpen();
-        }
-
-        @Override
-        public void close() {
-            c.close();
         }
     }
 }

@@ -4,8 +4,6 @@ import io.asymnvm.frontend.Transaction;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.log.RedoBuffer;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -170,13 +168,6 @@ public final class TransactionContext implements Transaction {
     }
 
     @Override
-    public byte[] read(long address, int length) {
-        byte[] out = new byte[length];
-        read(address, out, 0, length);
-        return out;
-    }
-
-    @Override
     public void write(long address, byte[] src, int offset, int length) {
         engine.checkWritable(address, length);
         if (length == 0) {
@@ -194,26 +185,6 @@ public final class TransactionContext implements Transaction {
             done += n;
         }
         record(address, copy);
-    }
-
-    @Override
-    public long readLong(long address) {
-        return ByteBuffer.wrap(read(address, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
-    @Override
-    public void writeLong(long address, long value) {
-        write(address, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array());
-    }
-
-    @Override
-    public int readInt(long address) {
-        return ByteBuffer.wrap(read(address, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
-    }
-
-    @Override
-    public void writeInt(long address, int value) {
-        write(address, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array());
     }
 
     @Override
