@@ -1,0 +1,49 @@
+package io.asymnvm.core.fabric.tcp;
+
+import io.asymnvm.core.fabric.EmulatedNic;
+import io.netty.channel.Channel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.timeout.IdleStateHandler;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the channel pipeline of one emulated-NIC connection: idle timeout, request framing with the frame
+ * limit, then the {@link NicConnectionHandler}; and sets the reply write-buffer water marks. Shared by the
+ * server and by tests that feed bytes through Netty's {@code EmbeddedChannel} (pass a same-thread executor as
+ * {@code workers} to run FLUSH and control calls synchronously, then run the channel's pending tasks).
+ */
+final class NicPipeline {
+    private final EmulatedNic nic;
+    private final TcpServerLimits limits;
+    private final ConnectionRegistry registry;
+    private final Executor workers;
+
+    /** {@code limits} must be {@linkplain TcpServerLimits#isResolved() resolved}. */
+    NicPipeline(EmulatedNic nic, TcpServerLimits limits, Executor workers) {
+        if (!limits.isResolved()) {
+            throw new IllegalArgumentException("server limits not resolved: " + limits);
+        }
+        this.nic = nic;
+        this.limits = limits;
+        this.registry = new ConnectionRegistry(limits.maxConnections(), limits.maxConnectionsPerFrontend());
+        this.workers = workers;
+    }
+
+    ConnectionRegistry registry() {
+        return registry;
+    }
+
+    /** Adds this server's handlers to {@code ch}'s pipeline (after anything already there, e.g. TLS). */
+    void init(Channel ch) {
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(limits.writeBufferLowWaterMark(),
+                limits.writeBufferHighWaterMark()));
+        if (limits.idleTimeoutMillis() > 0) {
+            ch.pipeline().addLast(new IdleStateHandler(false, 0, 0, limits.idleTimeoutMillis(),
+                    TimeUnit.MILLISECONDS));
+        }
+        ch.pipeline().addLast(new RequestFrameDecoder(limits.maxFrameLength()));
+        ch.pipeline().addLast(new NicConnectionHandler(nic, registry, workers, limits.writeBufferHighWaterMark()));
+    }
+}
