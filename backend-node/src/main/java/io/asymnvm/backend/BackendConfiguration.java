@@ -2,6 +2,7 @@ package io.asymnvm.backend;
 
 import io.asymnvm.core.Checks;
 import io.asymnvm.core.fabric.PersistenceDomain;
+import io.asymnvm.core.fabric.tcp.TcpServerLimits;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.region.MappedRegion;
 
@@ -33,6 +34,7 @@ public final class BackendConfiguration {
     private final MappedRegion.MapMode mapMode;
     private final PersistenceDomain persistenceDomain;
     private final boolean ddio;
+    private final TcpServerLimits serverLimits;
 
     private BackendConfiguration(Builder b) {
         this.pmFile = b.pmFile;
@@ -47,6 +49,7 @@ public final class BackendConfiguration {
         this.mapMode = b.mapMode;
         this.persistenceDomain = b.persistenceDomain;
         this.ddio = b.ddio;
+        this.serverLimits = b.serverLimits;
     }
 
     public static Builder builder(Path pmFile) {
@@ -102,6 +105,11 @@ public final class BackendConfiguration {
         return ddio;
     }
 
+    /** Limits of the TCP server as configured; frame length and total connections 0 = derived at start. */
+    public TcpServerLimits serverLimits() {
+        return serverLimits;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -116,6 +124,7 @@ public final class BackendConfiguration {
         private MappedRegion.MapMode mapMode = MappedRegion.MapMode.FILE;
         private PersistenceDomain persistenceDomain = PersistenceDomain.ADR;
         private boolean ddio = true;
+        private TcpServerLimits serverLimits = TcpServerLimits.DEFAULTS;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -172,6 +181,12 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** TCP server limits (see {@link TcpServerLimits} for the defaults). */
+        public Builder serverLimits(TcpServerLimits v) {
+            serverLimits = Objects.requireNonNull(v, "serverLimits");
+            return this;
+        }
+
         public BackendConfiguration conclude() {
             Checks.requirePowerOfTwo("page size", pageSize);
             Checks.requireRange("page size", pageSize, 512, 1 << 20);
@@ -192,6 +207,10 @@ public final class BackendConfiguration {
                         + " needs a DAX-mapped PM file (map mode DAX); with map mode " + mapMode
                         + " data is durable only after msync, so only ADR (flush on commit) is correct");
             }
+            serverLimits.validate();
+            if (serverLimits.maxFrameLength() != 0) { // a new image's geometry; BackendNode checks an existing one
+                serverLimits.resolve(ServerLimits.largestLegalFrame(semRingCapacity, redoRingCapacity), maxFrontends);
+            }
             return new BackendConfiguration(this);
         }
     }
@@ -200,6 +219,6 @@ public final class BackendConfiguration {
     public String toString() {
         return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
                 + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
-                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + "]";
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + "]";
     }
 }

@@ -2,6 +2,7 @@ package io.asymnvm.backend;
 
 import io.asymnvm.core.Sizes;
 import io.asymnvm.core.fabric.PersistenceDomain;
+import io.asymnvm.core.fabric.tcp.TcpServerLimits;
 import io.asymnvm.core.region.MappedRegion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,10 +44,59 @@ public final class BackendMain implements Callable<Integer> {
     @Option(names = "--ddio", defaultValue = "true", negatable = true, description = "Whether DDIO is on. Default: ${DEFAULT-VALUE}.")
     boolean ddio;
 
+    // ---- TCP server limits (TcpServerLimits; README "Limits") ----
+
+    @Option(names = "--event-loop-threads", description = "I/O threads of the TCP server. Default: min(4, cores).")
+    Integer eventLoopThreads;
+
+    @Option(names = "--worker-threads", defaultValue = "16", description = "Threads running FLUSH and control calls. Default: ${DEFAULT-VALUE}.")
+    int workerThreads;
+
+    @Option(names = "--max-frame-length", defaultValue = "auto", description = "Largest request frame (e.g. 16m); auto = the largest legal request (a ring's capacity + header). Default: ${DEFAULT-VALUE}.")
+    String maxFrameLength;
+
+    @Option(names = "--max-connections", defaultValue = "0", description = "Open connections in total; 0 = frontends x per-frontend cap + 32. Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--max-connections-per-frontend", defaultValue = "4", description = "Open connections attached to one frontend id. Default: ${DEFAULT-VALUE}.")
+    int maxConnectionsPerFrontend;
+
+    @Option(names = "--idle-timeout-ms", defaultValue = "300000", description = "Close a connection idle this long; 0 = never. Default: ${DEFAULT-VALUE}.")
+    long idleTimeoutMillis;
+
+    @Option(names = "--write-buffer-low", defaultValue = "256k", description = "Read a paused peer again below this many pending reply bytes. Default: ${DEFAULT-VALUE}.")
+    String writeBufferLow;
+
+    @Option(names = "--write-buffer-high", defaultValue = "1m", description = "Stop reading a peer with this many reply bytes pending. Default: ${DEFAULT-VALUE}.")
+    String writeBufferHigh;
+
+    TcpServerLimits serverLimits() {
+        TcpServerLimits.Builder b = TcpServerLimits.builder().workerThreads(workerThreads)
+                .maxFrameLength("auto".equalsIgnoreCase(maxFrameLength.trim()) ? 0
+                        : sizeOption("--max-frame-length", maxFrameLength))
+                .maxConnections(maxConnections).maxConnectionsPerFrontend(maxConnectionsPerFrontend)
+                .idleTimeoutMillis(idleTimeoutMillis)
+                .writeBufferWaterMarks(sizeOption("--write-buffer-low", writeBufferLow),
+                        sizeOption("--write-buffer-high", writeBufferHigh));
+        if (eventLoopThreads != null) {
+            b.eventLoopThreads(eventLoopThreads);
+        }
+        return b.build();
+    }
+
+    private static int sizeOption(String name, String value) {
+        long v = Sizes.parse(value);
+        if (v < 0 || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + " out of range [0, " + Integer.MAX_VALUE + "]: " + value);
+        }
+        return (int) v;
+    }
+
     @Override
     public Integer call() throws Exception {
         BackendConfiguration config = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
-                .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio).conclude();
+                .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
+                .serverLimits(serverLimits()).conclude();
         BackendNode node = BackendNode.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -12,6 +12,7 @@ import io.asymnvm.core.fabric.RegionTable;
 import io.asymnvm.core.fabric.RemotePersistenceRecipe;
 import io.asymnvm.core.fabric.local.LocalFabric;
 import io.asymnvm.core.fabric.tcp.TcpNicServer;
+import io.asymnvm.core.fabric.tcp.TcpServerLimits;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 import io.asymnvm.core.region.PersistentRegion;
@@ -57,6 +58,7 @@ public final class BackendNode implements AutoCloseable {
         try {
             PersistentRegion region = image.region();
             Superblock sb = image.superblock();
+            TcpServerLimits serverLimits = ServerLimits.resolve(config.serverLimits(), sb); // before any replay
             SlabTable slabs = new SlabTable(region, sb);
             this.logs = new FrontendLog[sb.maxFrontends()];
             for (int f = 0; f < logs.length; f++) {
@@ -93,7 +95,8 @@ public final class BackendNode implements AutoCloseable {
             startedAgent = replayer;
             startedReplayer = replayThread;
             this.tcp = config.port() >= 0
-                    ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port())).start()
+                    ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port()),
+                            serverLimits).start()
                     : null;
         } catch (RuntimeException e) {
             if (startedReplayer != null) {
