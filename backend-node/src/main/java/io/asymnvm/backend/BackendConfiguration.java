@@ -35,8 +35,12 @@ public final class BackendConfiguration {
     private final PersistenceDomain persistenceDomain;
     private final boolean ddio;
     private final TcpServerLimits serverLimits;
+    private final Path credentialsFile;
+    private final boolean insecure;
 
     private BackendConfiguration(Builder b) {
+        this.credentialsFile = b.credentialsFile;
+        this.insecure = b.insecure;
         this.pmFile = b.pmFile;
         this.size = b.size;
         this.bindHost = b.bindHost;
@@ -110,6 +114,26 @@ public final class BackendConfiguration {
         return serverLimits;
     }
 
+    // --- authentication of tcp frontends ---
+
+    /**
+     * The file of per-frontend secrets that tcp frontends prove they hold ({@code FILE.credentials} beside the PM
+     * file unless set), created with mode 0600 on the first start that serves tcp; null when nothing is
+     * authenticated: no tcp listener (the in-process fabric needs none) or {@link #insecure()}.
+     */
+    public Path credentialsFile() {
+        if (port < 0 || insecure) {
+            return null;
+        }
+        return credentialsFile != null ? credentialsFile
+                : pmFile.toAbsolutePath().resolveSibling(pmFile.getFileName() + ".credentials");
+    }
+
+    /** Authentication turned off explicitly: any peer that reaches the port may attach as any frontend. */
+    public boolean insecure() {
+        return insecure;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -125,6 +149,8 @@ public final class BackendConfiguration {
         private PersistenceDomain persistenceDomain = PersistenceDomain.ADR;
         private boolean ddio = true;
         private TcpServerLimits serverLimits = TcpServerLimits.DEFAULTS;
+        private Path credentialsFile;
+        private boolean insecure;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -187,7 +213,23 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** The credentials file of tcp frontends; default {@code FILE.credentials} beside the PM file. */
+        public Builder credentials(Path v) {
+            credentialsFile = Objects.requireNonNull(v, "credentials");
+            return this;
+        }
+
+        /** Turns authentication of tcp frontends off (logged at WARN when the node starts). */
+        public Builder insecure(boolean v) {
+            insecure = v;
+            return this;
+        }
+
         public BackendConfiguration conclude() {
+            if (insecure && credentialsFile != null) {
+                throw new IllegalArgumentException("credentials file " + credentialsFile
+                        + " given with insecure (authentication off): choose one");
+            }
             Checks.requirePowerOfTwo("page size", pageSize);
             Checks.requireRange("page size", pageSize, 512, 1 << 20);
             Checks.requirePositive("PM size", size);

@@ -92,11 +92,23 @@ public final class BackendMain implements Callable<Integer> {
         return (int) v;
     }
 
+    @Option(names = "--credentials", paramLabel = "FILE", description = "Secrets of the frontends (mode 0600), "
+            + "created at first start. Default: the PM file's path + .credentials.")
+    Path credentials;
+
+    @Option(names = "--insecure", description = "Authentication off: any peer that reaches the port may attach as "
+            + "any frontend (logged at WARN).")
+    boolean insecure;
+
     @Override
     public Integer call() throws Exception {
-        BackendConfiguration config = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
+        BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
-                .serverLimits(serverLimits()).conclude();
+                .serverLimits(serverLimits());
+        if (credentials != null) {
+            builder.credentials(credentials);
+        }
+        BackendConfiguration config = builder.insecure(insecure).conclude();
         BackendNode node = BackendNode.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -1,7 +1,10 @@
 package io.asymnvm.backend;
 
 import io.asymnvm.backend.catalog.CatalogIndex;
+import io.asymnvm.backend.control.AttachAuthenticator;
 import io.asymnvm.backend.control.BackendControlHandler;
+import io.asymnvm.backend.control.NodeCredentials;
+import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.backend.image.PmImage;
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.replay.ReplayAgent;
@@ -45,10 +48,12 @@ public final class BackendNode implements AutoCloseable {
     private final TcpNicServer tcp;
     private final LocalFabric local;
     private final CatalogIndex catalog;
+    private final AttachAuthenticator authenticator;
     private volatile boolean closed;
 
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
         this.config = config;
+        FrontendCredentials existing = NodeCredentials.loadExisting(config); // a bad file fails before any bind or map
         if (config.port() >= 0) {
             probePort(config.bindHost(), config.port()); // port 0 too: an address that cannot be bound fails here
         }
@@ -85,8 +90,9 @@ public final class BackendNode implements AutoCloseable {
                     ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
                     : null;
             this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs);
+            this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
             this.nic = new EmulatedNic(regions,
-                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog),
+                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog, authenticator),
                     config.persistenceDomain());
             this.local = new LocalFabric(nic);
             this.replayThread = new Thread(replayer, "asymnvm-replayer");
@@ -170,6 +176,16 @@ public final class BackendNode implements AutoCloseable {
     /** The catalog of named roots (opened on first use). */
     public CatalogIndex catalog() {
         return catalog;
+    }
+
+    /** Control calls refused for authentication since this node started (0 when authentication is off). */
+    public long authRefusals() {
+        return authenticator.refusals();
+    }
+
+    /** The credentials file tcp frontends authenticate with, or null when none is needed. */
+    public Path credentialsFile() {
+        return config.credentialsFile();
     }
 
     public BackendConfiguration configuration() {

@@ -64,6 +64,13 @@ public final class BackendFixture {
                 .await().bytes());
     }
 
+    /** Attaches over a connection from another process, answering the node's challenge with its credential. */
+    public static AttachReply attach(BackendNode node, FabricConnection c, int frontendId) {
+        byte[] secret = io.asymnvm.core.auth.FrontendCredentials.load(node.credentialsFile()).secret(frontendId);
+        return AttachReply.decode(c.call(io.asymnvm.core.auth.AttachProof.attachRequest(c, secret, frontendId, 0,
+                null)).await().bytes());
+    }
+
     /** Grants a slab; returns {slab index, heap offset}. */
     public static long[] grantSlab(FabricConnection c) {
         ByteBuffer b = ControlMessageLayout.wrap(c.call(ControlMessageLayout.request(

@@ -271,7 +271,7 @@ class BackendNodeTest {
              TcpFabric fabric = new TcpFabric("127.0.0.1", node.port());
              FabricConnection c = fabric.connect()) {
             assertTrue(node.port() > 0);
-            AttachReply reply = attach(c, 1);
+            AttachReply reply = attach(node, c, 1);
             assertEquals(BackendFixture.PAGE, reply.pageSize());
             assertEquals(BackendFixture.SLABS * BackendFixture.SLAB, reply.heapSize());
             long[] slab = BackendFixture.grantSlab(c);

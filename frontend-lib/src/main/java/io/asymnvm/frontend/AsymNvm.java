@@ -50,9 +50,16 @@ public final class AsymNvm implements AutoCloseable {
         this.fabric = fabric;
         this.embedded = embedded;
         this.ownsFabric = ownsFabric;
-        this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis()),
+        this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
+                embedded == null ? secretOf(options, frontendId) : null),
                 options, registry);
         this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
+    }
+
+    /** This frontend's secret from the configured credentials file (validated), or null when none is set. */
+    private static byte[] secretOf(FrontendOptions options, int frontendId) {
+        Path file = options.credentials();
+        return file == null ? null : io.asymnvm.core.auth.FrontendCredentials.load(file).secret(frontendId);
     }
 
     /** A frontend (id 0) with its backend in this JVM, PM image in {@code directory}, over the local fabric. */

@@ -20,8 +20,10 @@ public final class FrontendOptions {
     private final long embeddedSizeBytes;
     private final int readAheadPages;
     private final boolean verifyCache;
+    private final java.nio.file.Path credentials;
 
     private FrontendOptions(Builder b) {
+        credentials = b.credentials;
         cacheBytes = b.cacheBytes;
         redoBatchTransactions = b.redoBatchTransactions;
         redoBatchBytes = b.redoBatchBytes;
@@ -84,6 +86,21 @@ public final class FrontendOptions {
         return readAheadPages;
     }
 
+    /** These options with {@code file} as the credentials file (null: none); see {@link Builder#credentials}. */
+    public FrontendOptions withCredentials(java.nio.file.Path file) {
+        Builder b = builder().cacheBytes(cacheBytes)
+                .redoBatch(redoBatchTransactions, redoBatchBytes, redoMaxDelayMicros)
+                .pollIntervalMicros(pollIntervalMicros).asyncFlushMicros(asyncFlushMicros)
+                .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
+                .readAheadPages(readAheadPages).verifyCache(verifyCache);
+        return b.credentials(file).conclude();
+    }
+
+    /** The credentials file a tcp frontend authenticates with (see the builder), or null. */
+    public java.nio.file.Path credentials() {
+        return credentials;
+    }
+
     /** Mutable builder of {@link FrontendOptions}. */
     public static final class Builder {
         private long cacheBytes = 64L << 20;
@@ -96,6 +113,7 @@ public final class FrontendOptions {
         private long embeddedSizeBytes = 256L << 20;
         private int readAheadPages = 4;
         private boolean verifyCache = Boolean.getBoolean(VERIFY_CACHE_PROPERTY);
+        private java.nio.file.Path credentials;
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -142,6 +160,17 @@ public final class FrontendOptions {
          */
         public Builder verifyCache(boolean v) {
             verifyCache = v;
+            return this;
+        }
+
+        /**
+         * The credentials file holding this frontend's secret (mode 0600): the backend's own file or one exported
+         * for this frontend. A tcp frontend proves it holds the secret at every attach and reconnect; the embedded
+         * ({@code local}) fabric needs none. Null (the default): attach without a credential, which a backend
+         * accepts only when it runs with authentication off.
+         */
+        public Builder credentials(java.nio.file.Path v) {
+            credentials = v;
             return this;
         }
 

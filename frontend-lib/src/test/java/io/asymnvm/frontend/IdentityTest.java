@@ -23,7 +23,8 @@ class IdentityTest {
     Path dir;
 
     private static BackendNode node(Path file, int port) {
-        return BackendNode.start(BackendConfiguration.builder(file).size(256L << 20).port(port).conclude());
+        return BackendNode.start(BackendConfiguration.builder(file).size(256L << 20).port(port)
+                .credentials(file.resolveSibling("shared.credentials")).conclude()); // both images, one secret
     }
 
     @Test
@@ -31,7 +32,7 @@ class IdentityTest {
         BackendNode first = node(dir.resolve("a.pm"), 0);
         int port = first.port();
         AsymNvm nvm = AsymNvm.connect("127.0.0.1", port, 0,
-                FrontendOptions.builder().reconnectTimeoutMillis(10_000).conclude());
+                FrontendOptions.builder().reconnectTimeoutMillis(10_000).credentials(first.credentialsFile()).conclude());
         try {
             Cells cells = nvm.transactional(Cells.class, new Cells.Impl());
             cells.create(4);

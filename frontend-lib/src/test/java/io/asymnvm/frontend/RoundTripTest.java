@@ -242,7 +242,7 @@ class RoundTripTest {
         try (TestBackend backend = TestBackend.start(dir, transport);
              FlushGateFabric gate = new FlushGateFabric(transport == TestBackend.Transport.TCP
                      ? new TcpFabric("127.0.0.1", backend.node().port()) : backend.node().localFabric());
-             AsymNvm nvm = AsymNvm.open(gate, 0, QUIET_BACKGROUND)) {
+             AsymNvm nvm = AsymNvm.open(gate, 0, QUIET_BACKGROUND.withCredentials(backend.node().credentialsFile()))) {
             Cells cells = nvm.transactional(Cells.class, new Cells.Impl());
             cells.create(CELLS);
             for (int i = 0; i < threads; i++) {

@@ -52,7 +52,7 @@ final class TestBackend implements AutoCloseable {
     /** A new frontend {@code frontendId} attached to this node over the test's transport. */
     AsymNvm open(int frontendId, FrontendOptions options) {
         return transport == Transport.TCP
-                ? AsymNvm.connect("127.0.0.1", node.port(), frontendId, options)
+                ? AsymNvm.connect("127.0.0.1", node.port(), frontendId, options.withCredentials(node.credentialsFile()))
                 : AsymNvm.open(node.localFabric(), frontendId, options);
     }
 

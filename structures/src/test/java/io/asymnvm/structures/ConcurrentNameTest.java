@@ -77,7 +77,7 @@ class ConcurrentNameTest {
 
     private static AsymNvm open(BackendNode node, Nvm.Transport transport, int id) {
         return transport == Nvm.Transport.TCP
-                ? AsymNvm.connect("127.0.0.1", node.port(), id, FrontendOptions.defaults())
+                ? AsymNvm.connect("127.0.0.1", node.port(), id, FrontendOptions.defaults().withCredentials(node.credentialsFile()))
                 : AsymNvm.open(node.localFabric(), id, FrontendOptions.defaults());
     }
 

@@ -47,7 +47,7 @@ final class Nvm implements AutoCloseable {
         node = BackendNode.start(BackendConfiguration.builder(dir.resolve("backend.pm")).port(0)
                 .size(Math.max(PM_SIZE, options.embeddedSizeBytes())).conclude());
         try {
-            nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, options);
+            nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, options.withCredentials(node.credentialsFile()));
         } catch (RuntimeException e) {
             node.close();
             throw e;

@@ -274,7 +274,8 @@ class RandomizedMapTest {
         }
 
         private void open() {
-            nvm = config.tcp() ? AsymNvm.connect("127.0.0.1", node.port(), 1, config.options())
+            nvm = config.tcp() ? AsymNvm.connect("127.0.0.1", node.port(), 1,
+                    config.options().withCredentials(node.credentialsFile()))
                     : AsymNvm.open(node.localFabric(), 1, config.options());
             ops = nvm.transactional(Ops.class, new OpsImpl(nvm, config.btree()));
         }

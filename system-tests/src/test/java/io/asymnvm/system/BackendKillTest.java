@@ -1,8 +1,9 @@
 package io.asymnvm.system;
 
+import io.asymnvm.core.auth.AttachProof;
+import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
-import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
@@ -64,7 +65,9 @@ class BackendKillTest {
         AtomicReference<Throwable> workerFailure = new AtomicReference<>();
         long block;
         BackendProcess backend = BackendProcess.start(pm, "256m", port, log);
-        FrontendOptions options = FrontendOptions.builder().reconnectTimeoutMillis(60_000).conclude();
+        Path credentials = dir.resolve("backend.pm.credentials"); // the backend's default, created at first start
+        FrontendOptions options = FrontendOptions.builder().reconnectTimeoutMillis(60_000).credentials(credentials)
+                .conclude();
         AsymNvm nvm = AsymNvm.connect("127.0.0.1", port, 0, options);
         try {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
@@ -115,7 +118,7 @@ class BackendKillTest {
         // Kill once more after the clean detach, restart, and inspect the image the frontend cannot help with.
         backend = BackendProcess.start(pm, "256m", port, log);
         try {
-            long[] image = readBalances(port, block);
+            long[] image = readBalances(port, block, credentials);
             long total = 0;
             for (int i = 0; i < ACCOUNTS; i++) {
                 total += image[i];
@@ -154,9 +157,9 @@ class BackendKillTest {
     }
 
     /** Reads the balances straight from the backend's heap with a one-sided READ (as frontend 7). */
-    private static long[] readBalances(int port, long block) {
+    private static long[] readBalances(int port, long block, Path credentials) {
         try (TcpFabric fabric = new TcpFabric("127.0.0.1", port); FabricConnection c = fabric.connect()) {
-            c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 7, 0)).await();
+            c.call(AttachProof.attachRequest(c, FrontendCredentials.load(credentials).secret(7), 7, 0, null)).await();
             byte[] bytes = c.read(RegionIds.HEAP, block, 8 + 8 * ACCOUNTS).await().bytes();
             ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             assertEquals(ACCOUNTS, b.getLong(0), "account count in the image");

@@ -40,6 +40,7 @@ public final class BackendControlHandler implements ControlHandler {
     private final Map<Integer, NicSession> sessions = new ConcurrentHashMap<>();
     private final Runnable awaitReplayed;
     private final CatalogIndex catalog;
+    private final AttachAuthenticator authenticator;
 
     /**
      * {@code awaitReplayed} finishes replay of every complete redo batch; attach runs it after fencing the old
@@ -47,6 +48,13 @@ public final class BackendControlHandler implements ControlHandler {
      */
     public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
                                  Runnable awaitReplayed, CatalogIndex catalog) {
+        this(sb, logs, slabs, recipe, awaitReplayed, catalog, AttachAuthenticator.insecure());
+    }
+
+    /** As above, with {@code authenticator} checking every ATTACH from another process before anything else. */
+    public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
+                                 Runnable awaitReplayed, CatalogIndex catalog, AttachAuthenticator authenticator) {
+        this.authenticator = authenticator;
         this.sb = sb;
         this.logs = logs;
         this.slabs = slabs;
@@ -64,11 +72,15 @@ public final class BackendControlHandler implements ControlHandler {
         ByteBuffer b = ControlMessageLayout.wrap(request);
         int kind = b.getInt();
         int frontendId = b.getInt();
+        authenticator.checkControl(session, kind);
         return switch (kind) {
+            case ControlMessageLayout.KIND_CHALLENGE -> authenticator.challenge(session);
             case ControlMessageLayout.KIND_ATTACH -> {
                 long expectedEpoch = b.getLong();
-                if (b.remaining() >= 16) {
-                    java.util.UUID expected = new java.util.UUID(b.getLong(), b.getLong());
+                authenticator.verifyAttach(session, frontendId, expectedEpoch,
+                        ControlMessageLayout.attachProof(request)); // before anything is fenced or granted
+                java.util.UUID expected = ControlMessageLayout.attachIdentity(request);
+                if (expected != null) {
                     if (!expected.equals(sb.identity())) {
                         throw new AsymNvmException(ErrorCode.IDENTITY_MISMATCH, "frontend " + frontendId
                                 + " was attached to PM image " + expected + " but this backend serves image "

@@ -28,6 +28,39 @@ public final class NicSession {
     private volatile int stampRegion = -1;
     private volatile long stampOffset;
 
+    // --- authentication: in-process sessions need none; a tcp session holds at most one unused challenge ---
+    private final boolean inProcess;
+    private final java.util.concurrent.atomic.AtomicReference<byte[]> challenge =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** A session of a connection from another process (tcp): it must authenticate to attach. */
+    public NicSession() {
+        this(false);
+    }
+
+    private NicSession(boolean inProcess) {
+        this.inProcess = inProcess;
+    }
+
+    /** A session of the in-process ({@code local}) fabric: the caller already runs inside the node. */
+    public static NicSession inProcess() {
+        return new NicSession(true);
+    }
+
+    public boolean isInProcess() {
+        return inProcess;
+    }
+
+    /** Remembers the nonce of the challenge just issued, replacing an unused one. */
+    public void offerChallenge(byte[] nonce) {
+        challenge.set(nonce.clone());
+    }
+
+    /** The nonce of the last challenge, which no later attach may use again; null if none is outstanding. */
+    public byte[] takeChallenge() {
+        return challenge.getAndSet(null);
+    }
+
     public long id() {
         return id;
     }

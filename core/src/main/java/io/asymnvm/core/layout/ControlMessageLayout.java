@@ -27,6 +27,12 @@ import java.nio.ByteOrder;
  * CATALOG reply: found(4) | owner(4) | type(4) | keyCodec(4) | valueCodec(4) | pad(4) | address(8)
  *   (an unavailable catalog answers with an error reply)
  * DETACH / PING reply: empty
+ *
+ * CHALLENGE request: header (arg 0); reply: nonce(32), random, single use, valid on this connection only
+ * authenticated ATTACH request (after a CHALLENGE):
+ *   0 header(16)   16 identity(16), all zero for a new incarnation   32 proof(32)
+ *   proof = HMAC-SHA256(secret of frontendId, proof message)
+ * proof message: 0 nonce(32) | 32 frontendId(4) | 36 expectedEpoch(8)
  * </pre>
  */
 public final class ControlMessageLayout {
@@ -40,6 +46,66 @@ public final class ControlMessageLayout {
     public static final int REQUEST_LENGTH = 16;
 
     public static final int ATTACH_FIXED_LENGTH = 128;
+
+    // --- authentication (challenge-response before ATTACH) ---
+    public static final int KIND_CHALLENGE = 7;
+    public static final int NONCE_LENGTH = 32;
+    public static final int PROOF_LENGTH = 32;
+    public static final int ATTACH_IDENTITY_OFFSET = REQUEST_LENGTH;
+    public static final int ATTACH_IDENTITY_LENGTH = 16;
+    public static final int ATTACH_PROOF_OFFSET = ATTACH_IDENTITY_OFFSET + ATTACH_IDENTITY_LENGTH;
+    public static final int AUTHENTICATED_ATTACH_LENGTH = ATTACH_PROOF_OFFSET + PROOF_LENGTH;
+    public static final int PROOF_NONCE_OFFSET = 0;
+    public static final int PROOF_FRONTEND_OFFSET = PROOF_NONCE_OFFSET + NONCE_LENGTH;
+    public static final int PROOF_EPOCH_OFFSET = PROOF_FRONTEND_OFFSET + 4;
+    public static final int PROOF_MESSAGE_LENGTH = PROOF_EPOCH_OFFSET + 8;
+
+    /** An ATTACH carrying a proof; {@code identity} null for a new incarnation (sent as zeros). */
+    public static byte[] authenticatedAttachRequest(int frontendId, long expectedEpoch, java.util.UUID identity,
+                                                    byte[] proof) {
+        if (proof.length != PROOF_LENGTH) {
+            throw new IllegalArgumentException("proof of " + proof.length + " bytes, expected " + PROOF_LENGTH);
+        }
+        ByteBuffer b = ByteBuffer.allocate(AUTHENTICATED_ATTACH_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(KIND_ATTACH).putInt(frontendId).putLong(expectedEpoch);
+        if (identity != null) {
+            b.putLong(ATTACH_IDENTITY_OFFSET, identity.getMostSignificantBits())
+                    .putLong(ATTACH_IDENTITY_OFFSET + 8, identity.getLeastSignificantBits());
+        }
+        b.put(ATTACH_PROOF_OFFSET, proof);
+        return b.array();
+    }
+
+    /** The identity an ATTACH names, or null when it names none (absent or all zero). */
+    public static java.util.UUID attachIdentity(byte[] request) {
+        if (request.length < ATTACH_IDENTITY_OFFSET + ATTACH_IDENTITY_LENGTH) {
+            return null;
+        }
+        ByteBuffer b = wrap(request);
+        long hi = b.getLong(ATTACH_IDENTITY_OFFSET);
+        long lo = b.getLong(ATTACH_IDENTITY_OFFSET + 8);
+        return hi == 0 && lo == 0 ? null : new java.util.UUID(hi, lo);
+    }
+
+    /** The proof an ATTACH carries, or null when it carries none. */
+    public static byte[] attachProof(byte[] request) {
+        if (request.length < AUTHENTICATED_ATTACH_LENGTH) {
+            return null;
+        }
+        byte[] proof = new byte[PROOF_LENGTH];
+        System.arraycopy(request, ATTACH_PROOF_OFFSET, proof, 0, PROOF_LENGTH);
+        return proof;
+    }
+
+    /** The bytes a proof authenticates: the backend's nonce, the frontend id and the expected epoch. */
+    public static byte[] proofMessage(byte[] nonce, int frontendId, long expectedEpoch) {
+        if (nonce.length != NONCE_LENGTH) {
+            throw new IllegalArgumentException("nonce of " + nonce.length + " bytes, expected " + NONCE_LENGTH);
+        }
+        return ByteBuffer.allocate(PROOF_MESSAGE_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+                .put(PROOF_NONCE_OFFSET, nonce).putInt(PROOF_FRONTEND_OFFSET, frontendId)
+                .putLong(PROOF_EPOCH_OFFSET, expectedEpoch).array();
+    }
 
     private ControlMessageLayout() {
     }

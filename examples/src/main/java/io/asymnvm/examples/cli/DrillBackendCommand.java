@@ -25,6 +25,9 @@ public final class DrillBackendCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "256m")
     String size;
 
+    @Option(names = "--credentials")
+    String credentials;
+
     @Override
     public Integer call() {
         Thread watch = new Thread(() -> {
@@ -44,6 +47,11 @@ public final class DrillBackendCommand implements Callable<Integer> {
             cmd.getErr().println("asymnvm drill-backend: " + AsymNvmCli.oneLine(ex));
             return 1;
         });
-        return backend.execute("--pm", pm, "--port", Integer.toString(port), "--size", size);
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--pm", pm, "--port",
+                Integer.toString(port), "--size", size));
+        if (credentials != null) {
+            args.addAll(java.util.List.of("--credentials", credentials));
+        }
+        return backend.execute(args.toArray(String[]::new));
     }
 }

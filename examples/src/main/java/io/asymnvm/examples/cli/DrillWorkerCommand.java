@@ -43,10 +43,13 @@ public final class DrillWorkerCommand implements Callable<Integer> {
     @Option(names = "--redo-delay-us", defaultValue = "100000")
     long redoDelayMicros;
 
+    @Option(names = "--credentials")
+    java.nio.file.Path credentials;
+
     @Override
     public Integer call() {
         DrillWorker worker = new DrillWorker(host, port, frontendId, accounts, initialBalance, seed, verifyOnly,
-                reconnectTimeoutMillis, redoBatch, redoDelayMicros);
+                reconnectTimeoutMillis, redoBatch, redoDelayMicros, credentials);
         try {
             return worker.run(System.out, System.in);
         } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import io.asymnvm.examples.kv.KeyValueStoreImpl;
 import io.asymnvm.examples.kv.LoadPattern;
 import io.asymnvm.examples.kv.StructureKind;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -54,6 +55,10 @@ public final class KvCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--credentials", paramLabel = "FILE",
+            description = "Credentials file with this frontend's secret (the backend's or an exported one).")
+    java.nio.file.Path credentials;
+
     @Option(names = "--backend", required = true, paramLabel = "HOST:PORT",
             description = "Backend to attach to, e.g. 127.0.0.1:7000.")
     String backend;
@@ -92,7 +97,8 @@ public final class KvCommand implements Callable<Integer> {
     public Integer call() {
         checkUsage();
         String structureName = structureName();
-        try (AsymNvm nvm = AsymNvm.connect(host, port, frontendId)) {
+        try (AsymNvm nvm = AsymNvm.connect(host, port, frontendId,
+                FrontendOptions.defaults().withCredentials(credentials))) {
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, structure, structureName));
             String where = structure.displayName() + " '" + structureName + "'";

@@ -4,6 +4,8 @@ import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
+import io.asymnvm.core.auth.AttachProof;
+import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.examples.support.ScratchDirectory;
@@ -79,7 +81,8 @@ public final class CommitRig implements AutoCloseable {
     private void open() {
         node = BackendNode.start(BackendConfiguration.builder(directory.resolve("backend.pm"))
                 .port(kind == FabricKind.TCP ? 0 : -1).conclude());
-        FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS).conclude();
+        FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
+                .credentials(node.credentialsFile()).conclude();
         if (kind == FabricKind.TCP) {
             nvm = AsymNvm.connect(HOST, node.port(), FRONTEND_ID, options);
             probeFabric = new TcpFabric(HOST, node.port());
@@ -88,7 +91,10 @@ public final class CommitRig implements AutoCloseable {
             nvm = AsymNvm.open(node.localFabric(), FRONTEND_ID, options);
             probe = node.localFabric().connect();
         }
-        probe.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, PROBE_FRONTEND_ID, 0)).await();
+        probe.call(node.credentialsFile() == null
+                ? ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, PROBE_FRONTEND_ID, 0)
+                : AttachProof.attachRequest(probe, FrontendCredentials.load(node.credentialsFile())
+                        .secret(PROBE_FRONTEND_ID), PROBE_FRONTEND_ID, 0, null)).await();
         register = nvm.transactional(Register.class, new Register.Impl());
         register.create();
     }

@@ -294,6 +294,11 @@ public final class Drill {
         inDoubt = null;
     }
 
+    /** The credentials file the drill's backend creates beside its PM file (BackendConfiguration's default). */
+    private Path credentials() {
+        return pm.toAbsolutePath().resolveSibling(pm.getFileName() + ".credentials");
+    }
+
     /** Starts (or restarts) the backend on the drill's file and port; returns spawn-to-LISTENING millis. */
     private double startBackend() {
         return awaitListening(spawnBackend(), deadline());
@@ -301,7 +306,7 @@ public final class Drill {
 
     private CliProcess spawnBackend() {
         CliProcess p = CliProcess.start("backend", List.of("drill-backend", "--pm", pm.toString(), "--port",
-                Integer.toString(port), "--size", settings.pmSize()), backendLog, transcript("backend"));
+                Integer.toString(port), "--size", settings.pmSize(), "--credentials", credentials().toString()), backendLog, transcript("backend"));
         children.add(p);
         backend = p;
         return p;
@@ -397,7 +402,7 @@ public final class Drill {
                     Long.toString(settings.initialBalance()), "--seed", Long.toString(random.nextLong()),
                     "--reconnect-timeout-ms", Long.toString(RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
                     Integer.toString(REDO_BATCH_TRANSACTIONS), "--redo-delay-us",
-                    Long.toString(REDO_MAX_DELAY_MICROS)));
+                    Long.toString(REDO_MAX_DELAY_MICROS), "--credentials", credentials().toString()));
             if (verifyOnly) {
                 args.add("--verify-only");
             }

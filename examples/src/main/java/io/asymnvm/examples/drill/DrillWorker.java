@@ -29,10 +29,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @param redoBatchTransactions redo is shipped every this many transactions (or {@code redoMaxDelayMicros}), so a
  *                              kill finds up to that many committed but unapplied transactions to recover
+ * @param credentials           the backend's credentials file (null: attach without a credential)
  */
 public record DrillWorker(String host, int port, int frontendId, int accounts, long initialBalance, long seed,
                           boolean verifyOnly, long reconnectTimeoutMillis, int redoBatchTransactions,
-                          long redoMaxDelayMicros) {
+                          long redoMaxDelayMicros, java.nio.file.Path credentials) {
     static final int OVERDRAW_ONE_IN = 64;
 
     /** Runs the worker; returns the exit code. Lines go to {@code out}, commands come from {@code in}. */
@@ -44,7 +45,7 @@ public record DrillWorker(String host, int port, int frontendId, int accounts, l
 
         FrontendOptions options = FrontendOptions.builder().reconnectTimeoutMillis(reconnectTimeoutMillis)
                 .redoBatch(redoBatchTransactions, FrontendOptions.defaults().redoBatchBytes(), redoMaxDelayMicros)
-                .conclude();
+                .credentials(credentials).conclude();
         long start = System.nanoTime();
         AsymNvm nvm = AsymNvm.connect(host, port, frontendId, options);
         try {

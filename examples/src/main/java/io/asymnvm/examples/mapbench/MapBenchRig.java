@@ -33,7 +33,8 @@ final class MapBenchRig implements AutoCloseable {
         try {
             rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
                     .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());
-            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes).conclude();
+            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes)
+                    .credentials(rig.node.credentialsFile()).conclude();
             rig.nvm = fabric == FabricKind.TCP ? AsymNvm.connect(HOST, rig.node.port(), 0, options)
                     : AsymNvm.open(rig.node.localFabric(), 0, options);
             return rig;

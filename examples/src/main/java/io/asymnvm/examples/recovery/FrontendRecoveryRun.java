@@ -132,7 +132,7 @@ public final class FrontendRecoveryRun {
         }
         long t0 = System.nanoTime();
         AsymNvm second = fabric == FabricKind.TCP
-                ? AsymNvm.connect(HOST, node.port(), frontendId, options)
+                ? AsymNvm.connect(HOST, node.port(), frontendId, options.withCredentials(node.credentialsFile()))
                 : AsymNvm.open(node.localFabric(), frontendId, options);
         try {
             Bank bank = second.transactional(Bank.class, new BankImpl());

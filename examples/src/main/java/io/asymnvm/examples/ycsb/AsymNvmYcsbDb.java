@@ -85,7 +85,9 @@ public class AsymNvmYcsbDb extends DB {
                 }
                 case "tcp" -> nvm = AsymNvm.connect(p.getProperty("asymnvm.host", "127.0.0.1"),
                         Integer.parseInt(p.getProperty("asymnvm.port", "7000")),
-                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.defaults());
+                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.defaults()
+                                .withCredentials(p.getProperty("asymnvm.credentials") == null ? null
+                                        : Path.of(p.getProperty("asymnvm.credentials"))));
                 default -> throw new DBException("asymnvm.fabric must be local or tcp, not '" + fabric + "'");
             }
         } catch (NumberFormatException e) {

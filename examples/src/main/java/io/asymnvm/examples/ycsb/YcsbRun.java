@@ -184,6 +184,9 @@ public final class YcsbRun {
         if (node != null) {
             p.put("asymnvm.host", "127.0.0.1");
             p.put("asymnvm.port", String.valueOf(node.port()));
+            if (node.credentialsFile() != null) {
+                p.put("asymnvm.credentials", node.credentialsFile().toString());
+            }
         } else {
             p.put("asymnvm.dir", dir.resolve("pm").toString());
             p.put("asymnvm.size", String.valueOf(pmSize()));

@@ -42,7 +42,7 @@ class KvCommandTest {
     /** Runs {@code asymnvm kv --backend ... --frontend-id 1 <args>} as {@code main} would (fresh output). */
     private int kv(String... args) {
         List<String> all = new ArrayList<>(List.of("kv", "--backend", "127.0.0.1:" + node.port(),
-                "--frontend-id", "1"));
+                "--frontend-id", "1", "--credentials", node.credentialsFile().toString()));
         all.addAll(List.of(args));
         return run(all.toArray(String[]::new));
     }

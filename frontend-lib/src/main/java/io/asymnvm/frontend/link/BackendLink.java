@@ -2,6 +2,7 @@ package io.asymnvm.frontend.link;
 
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.auth.AttachProof;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
@@ -32,8 +33,18 @@ public final class BackendLink implements AutoCloseable {
     private volatile long attachEpoch;
     private volatile java.util.UUID backendIdentity;
     private volatile boolean closed;
+    private final byte[] secret;
 
     public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis) {
+        this(fabric, frontendId, reconnectTimeoutMillis, null);
+    }
+
+    /**
+     * With a {@code secret}, every attach (the first and each reconnect) asks the backend for a challenge and
+     * answers it ({@link AttachProof}); null attaches without a credential.
+     */
+    public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis, byte[] secret) {
+        this.secret = secret == null ? null : secret.clone();
         this.fabric = fabric;
         this.frontendId = frontendId;
         this.reconnectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(reconnectTimeoutMillis);
@@ -65,7 +76,7 @@ public final class BackendLink implements AutoCloseable {
 
     private AttachReply attach(FabricConnection c) {
         java.util.UUID identity = backendIdentity;
-        byte[] request = identity == null
+        byte[] request = secret != null ? AttachProof.attachRequest(c, secret, frontendId, attachEpoch, identity) : identity == null
                 ? ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId, attachEpoch)
                 : ControlMessageLayout.reattachRequest(frontendId, attachEpoch, identity);
         byte[] reply = c.call(request).await().bytes();

@@ -39,7 +39,7 @@ public final class LocalFabric implements Fabric {
 
     static final class LocalConnection implements FabricConnection {
         private final EmulatedNic nic;
-        private final NicSession session = new NicSession();
+        private final NicSession session = NicSession.inProcess();
         private final FabricCounters counters = new FabricCounters();
         private volatile boolean open = true;
 
