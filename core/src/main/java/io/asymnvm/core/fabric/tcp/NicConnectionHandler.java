@@ -3,6 +3,7 @@ package io.asymnvm.core.fabric.tcp;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.NicSession;
+import io.asymnvm.core.layout.FrameLayout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,12 +22,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * order (the protocol has no request ids).
  *
  * <p>Design. Every field is touched only on the channel's event-loop thread, so ordering needs no lock. A frame
- * that may block (FLUSH persists, control calls wait for replay or open the catalog) is handed to the shared
+ * that may block (control calls wait for replay or open the catalog; FLUSH persists) is handed to the shared
  * worker pool; until its reply is back on the event loop the connection is {@code busy} and later frames wait in
  * its backlog. READ, WRITE and CAS are memory copies: when nothing of the connection is queued or running they
- * execute inline on the event loop, so the commit path pays the hand-off only for its FLUSH. The worker posts the
- * reply back to the event loop, which writes it and then drains the backlog, so a reply written inline can never
- * overtake one computed on a worker.
+ * execute inline on the event loop. A FLUSH also runs inline while its connection is the only one on its event
+ * loop, where it can delay nothing but that connection's own later requests ({@link EventLoopOccupancy} says
+ * why and keeps connections apart). The worker posts the reply back to the event loop, which writes it and then
+ * drains the backlog, so a reply written inline can never overtake one computed on a worker.
  *
  * <p>Backpressure. Frames execute only while the channel is writable (pending replies under the high water
  * mark); reading from the socket stops while the channel is unwritable or the backlog holds more than the high
@@ -46,6 +48,7 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     private final NicRequestAdapter adapter;
     private final ConnectionRegistry registry;
     private final Executor workers;
+    private final EventLoopOccupancy occupancy;
     private final int backlogByteLimit;
     private final NicSession session = new NicSession();
     private final AtomicBoolean sessionClosed = new AtomicBoolean();
@@ -58,12 +61,26 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean stopAccepting;
     private boolean inactive;
 
-    NicConnectionHandler(EmulatedNic nic, ConnectionRegistry registry, Executor workers, int backlogByteLimit) {
+    NicConnectionHandler(EmulatedNic nic, ConnectionRegistry registry, Executor workers,
+                         EventLoopOccupancy occupancy, int backlogByteLimit) {
         this.nic = nic;
         this.adapter = new NicRequestAdapter(nic);
         this.registry = registry;
         this.workers = workers;
+        this.occupancy = occupancy;
         this.backlogByteLimit = backlogByteLimit;
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        occupancy.registered(ctx.executor());
+        super.channelRegistered(ctx);
+    }
+
+    @Override
+    public void channelUnregistered(ChannelHandlerContext ctx) throws Exception {
+        occupancy.unregistered(ctx.executor());
+        super.channelUnregistered(ctx);
     }
 
     @Override
@@ -117,15 +134,23 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
                 replyAndClose(ctx, refusal);
                 return;
             }
-            if (NicRequestAdapter.mayBlock(frame)) {
+            byte type = NicRequestAdapter.type(frame);
+            boolean inlineFlush = type == FrameLayout.REQ_FLUSH && occupancy.alone(ctx.executor());
+            if (type == FrameLayout.REQ_CONTROL || type == FrameLayout.REQ_FLUSH && !inlineFlush) {
                 busy = true;
                 submit(ctx, frame);
             } else {
+                if (inlineFlush) {
+                    occupancy.persisting(ctx.executor(), true);
+                }
                 try {
                     ctx.write(adapter.execute(session, slot, frame, ctx.alloc()));
                     wrote = true;
                 } finally {
                     frame.release();
+                    if (inlineFlush) {
+                        occupancy.persisting(ctx.executor(), false);
+                    }
                 }
             }
         }

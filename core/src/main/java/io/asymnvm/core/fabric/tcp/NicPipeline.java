@@ -19,6 +19,7 @@ final class NicPipeline {
     private final TcpServerLimits limits;
     private final ConnectionRegistry registry;
     private final Executor workers;
+    private final EventLoopOccupancy occupancy = new EventLoopOccupancy();
 
     /** {@code limits} must be {@linkplain TcpServerLimits#isResolved() resolved}. */
     NicPipeline(EmulatedNic nic, TcpServerLimits limits, Executor workers) {
@@ -35,6 +36,11 @@ final class NicPipeline {
         return registry;
     }
 
+    /** The chooser the server's event-loop group must use, so FLUSH may run inline on a loop of its own. */
+    EventLoopOccupancy occupancy() {
+        return occupancy;
+    }
+
     /** Adds this server's handlers to {@code ch}'s pipeline (after anything already there, e.g. TLS). */
     void init(Channel ch) {
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(limits.writeBufferLowWaterMark(),
@@ -44,6 +50,7 @@ final class NicPipeline {
                     TimeUnit.MILLISECONDS));
         }
         ch.pipeline().addLast(new RequestFrameDecoder(limits.maxFrameLength()));
-        ch.pipeline().addLast(new NicConnectionHandler(nic, registry, workers, limits.writeBufferHighWaterMark()));
+        ch.pipeline().addLast(new NicConnectionHandler(nic, registry, workers, occupancy,
+                limits.writeBufferHighWaterMark()));
     }
 }

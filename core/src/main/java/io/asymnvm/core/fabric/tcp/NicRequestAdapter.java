@@ -26,16 +26,10 @@ final class NicRequestAdapter {
         this.nic = nic;
     }
 
-    /**
-     * Whether the request may block (FLUSH persists, control calls wait for replay or open the catalog): such
-     * requests never run on an event-loop thread. READ, WRITE and CAS are memory copies and run inline.
-     */
-    static boolean mayBlock(ByteBuf frame) {
-        if (frame.readableBytes() < FrameLayout.REQUEST_HEADER_LENGTH) {
-            return false;
-        }
-        byte type = frame.getByte(frame.readerIndex() + FrameLayout.TYPE_OFFSET);
-        return type == FrameLayout.REQ_FLUSH || type == FrameLayout.REQ_CONTROL;
+    /** The request's frame type, or 0 for a frame too short to have one (it is answered with an error). */
+    static byte type(ByteBuf frame) {
+        return frame.readableBytes() < FrameLayout.REQUEST_HEADER_LENGTH ? 0
+                : frame.getByte(frame.readerIndex() + FrameLayout.TYPE_OFFSET);
     }
 
     ByteBuf execute(NicSession session, ConnectionRegistry.Slot slot, ByteBuf f, ByteBufAllocator alloc) {

@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The responder of the TCP fabric: an "emulated NIC" that decodes {@link FrameLayout} frames and executes them
  * through {@link EmulatedNic}, replying in request order on each connection. Several event-loop threads do the
- * I/O and run READ, WRITE and CAS inline; FLUSH and control calls, which may block (persist, replay, catalog),
- * run on a worker pool, one at a time per connection ({@link NicConnectionHandler}). A malformed frame or an
+ * I/O and run READ, WRITE and CAS inline; control calls and FLUSH, which may block (replay, catalog, persist),
+ * run on a worker pool, one at a time per connection ({@link NicConnectionHandler}) — a FLUSH inline only where
+ * it can delay no other connection ({@link EventLoopOccupancy}). A malformed frame or an
  * unknown type gets an error reply with a stable code and the connection keeps serving; a frame longer than the
  * limit gets a typed error and closes that one connection. Limits: {@link TcpServerLimits}. Other connections
  * are never affected.
@@ -60,7 +61,8 @@ public final class TcpNicServer implements AutoCloseable {
     /** Binds and starts serving; fails with a message naming the address if the port is taken. */
     public synchronized TcpNicServer start() {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        eventLoops = new MultiThreadIoEventLoopGroup(limits.eventLoopThreads(), NioIoHandler.newFactory());
+        eventLoops = new MultiThreadIoEventLoopGroup(limits.eventLoopThreads(), (java.util.concurrent.Executor) null,
+                pipeline.occupancy(), NioIoHandler.newFactory());
         try {
             serverChannel = new ServerBootstrap()
                     .group(boss, eventLoops)
