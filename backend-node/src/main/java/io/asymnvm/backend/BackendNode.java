@@ -99,7 +99,7 @@ public final class BackendNode implements AutoCloseable {
             startedAgent = replayer;
             startedReplayer = replayThread;
             this.tcp = config.port() >= 0
-                    ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port())).start()
+                    ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port()), config.tls()).start()
                     : null;
         } catch (RuntimeException e) {
             if (startedReplayer != null) {

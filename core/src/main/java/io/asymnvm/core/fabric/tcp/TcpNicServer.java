@@ -38,13 +38,20 @@ public final class TcpNicServer implements AutoCloseable {
 
     private final EmulatedNic nic;
     private final InetSocketAddress bindAddress;
+    private final TcpTls tls;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
 
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress) {
+        this(nic, bindAddress, null);
+    }
+
+    /** With {@code tls} (null: plain tcp), every connection runs through TLS first ({@link TcpTls}). */
+    public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpTls tls) {
         this.nic = nic;
         this.bindAddress = bindAddress;
+        this.tls = tls;
     }
 
     /** Binds and starts serving; fails with a message naming the address if the port is taken. */
@@ -60,6 +67,7 @@ public final class TcpNicServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            TcpTls.installServer(tls, ch);
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
                                     FrameLayout.MAX_FRAME_LENGTH, 0, FrameLayout.LENGTH_FIELD_LENGTH, 0,
                                     FrameLayout.LENGTH_FIELD_LENGTH, true));
