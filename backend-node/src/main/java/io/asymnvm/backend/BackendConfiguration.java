@@ -37,8 +37,10 @@ public final class BackendConfiguration {
     private final TcpServerLimits serverLimits;
     private final Path credentialsFile;
     private final boolean insecure;
+    private final io.asymnvm.core.fabric.tcp.TcpTls tls;
 
     private BackendConfiguration(Builder b) {
+        this.tls = b.tls;
         this.credentialsFile = b.credentialsFile;
         this.insecure = b.insecure;
         this.pmFile = b.pmFile;
@@ -134,6 +136,11 @@ public final class BackendConfiguration {
         return insecure;
     }
 
+    /** TLS of the tcp listener (server settings), or null for plain tcp. */
+    public io.asymnvm.core.fabric.tcp.TcpTls tls() {
+        return tls;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -151,6 +158,7 @@ public final class BackendConfiguration {
         private TcpServerLimits serverLimits = TcpServerLimits.DEFAULTS;
         private Path credentialsFile;
         private boolean insecure;
+        private io.asymnvm.core.fabric.tcp.TcpTls tls;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -222,6 +230,12 @@ public final class BackendConfiguration {
         /** Turns authentication of tcp frontends off (logged at WARN when the node starts). */
         public Builder insecure(boolean v) {
             insecure = v;
+            return this;
+        }
+
+        /** TLS on the tcp listener ({@code TcpTls.server(...)}; null: plain tcp). */
+        public Builder tls(io.asymnvm.core.fabric.tcp.TcpTls v) {
+            tls = v;
             return this;
         }
 

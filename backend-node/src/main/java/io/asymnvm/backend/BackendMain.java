@@ -100,6 +100,16 @@ public final class BackendMain implements Callable<Integer> {
             + "any frontend (logged at WARN).")
     boolean insecure;
 
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "TLS: this backend's certificate chain (PEM).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "TLS: the certificate's private key (PEM, PKCS#8).")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM",
+            description = "Mutual TLS: clients must present a certificate signed by these CAs (PEM).")
+    Path tlsClientCa;
+
     @Override
     public Integer call() throws Exception {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
@@ -107,6 +117,9 @@ public final class BackendMain implements Callable<Integer> {
                 .serverLimits(serverLimits());
         if (credentials != null) {
             builder.credentials(credentials);
+        }
+        if (tlsCert != null || tlsKey != null || tlsClientCa != null) {
+            builder.tls(io.asymnvm.core.fabric.tcp.TcpTls.server(tlsCert, tlsKey, tlsClientCa));
         }
         BackendConfiguration config = builder.insecure(insecure).conclude();
         BackendNode node = BackendNode.start(config);

@@ -102,7 +102,7 @@ public final class BackendNode implements AutoCloseable {
             startedReplayer = replayThread;
             this.tcp = config.port() >= 0
                     ? new TcpNicServer(nic, new InetSocketAddress(config.bindHost(), config.port()),
-                            serverLimits).start()
+                            serverLimits, config.tls()).start()
                     : null;
         } catch (RuntimeException e) {
             if (startedReplayer != null) {

@@ -84,7 +84,7 @@ public final class AsymNvm implements AutoCloseable {
     }
 
     public static AsymNvm connect(String host, int port, int frontendId, FrontendOptions options) {
-        TcpFabric fabric = new TcpFabric(host, port);
+        TcpFabric fabric = new TcpFabric(host, port, options.tls());
         try {
             return new AsymNvm(fabric, frontendId, options, null, true);
         } catch (RuntimeException e) {

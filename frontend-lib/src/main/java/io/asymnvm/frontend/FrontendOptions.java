@@ -21,8 +21,10 @@ public final class FrontendOptions {
     private final int readAheadPages;
     private final boolean verifyCache;
     private final java.nio.file.Path credentials;
+    private final io.asymnvm.core.fabric.tcp.TcpTls tls;
 
     private FrontendOptions(Builder b) {
+        tls = b.tls;
         credentials = b.credentials;
         cacheBytes = b.cacheBytes;
         redoBatchTransactions = b.redoBatchTransactions;
@@ -92,8 +94,13 @@ public final class FrontendOptions {
                 .redoBatch(redoBatchTransactions, redoBatchBytes, redoMaxDelayMicros)
                 .pollIntervalMicros(pollIntervalMicros).asyncFlushMicros(asyncFlushMicros)
                 .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
-                .readAheadPages(readAheadPages).verifyCache(verifyCache);
+                .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls);
         return b.credentials(file).conclude();
+    }
+
+    /** TLS client settings of {@link AsymNvm#connect}, or null for plain tcp. */
+    public io.asymnvm.core.fabric.tcp.TcpTls tls() {
+        return tls;
     }
 
     /** The credentials file a tcp frontend authenticates with (see the builder), or null. */
@@ -114,6 +121,13 @@ public final class FrontendOptions {
         private int readAheadPages = 4;
         private boolean verifyCache = Boolean.getBoolean(VERIFY_CACHE_PROPERTY);
         private java.nio.file.Path credentials;
+        private io.asymnvm.core.fabric.tcp.TcpTls tls;
+
+        /** TLS to the backend ({@code TcpTls.client(serverCa, certificate, key)}; null: plain tcp). */
+        public Builder tls(io.asymnvm.core.fabric.tcp.TcpTls v) {
+            tls = v;
+            return this;
+        }
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;

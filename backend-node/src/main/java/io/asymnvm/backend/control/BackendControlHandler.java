@@ -28,7 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The backend's control plane (two-sided calls): attach, slab grants, detach. Attach grants the session its
  * regions (heap read-only, own control block read-only, own rings read-write), points its FLUSH stamp at the
  * durable watermark word, and fences any older session of the same frontend, so a stale frontend can never
- * write again once a new incarnation attached.
+ * write again once a new incarnation attached. A session from another process must first pass
+ * {@link AttachAuthenticator} (challenge, then an ATTACH carrying its proof), which runs before anything else.
  */
 public final class BackendControlHandler implements ControlHandler {
     private static final Logger LOG = LoggerFactory.getLogger(BackendControlHandler.class);

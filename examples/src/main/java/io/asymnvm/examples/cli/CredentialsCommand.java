@@ -2,7 +2,9 @@ package io.asymnvm.examples.cli;
 
 import io.asymnvm.core.auth.FrontendCredentials;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -14,6 +16,9 @@ import java.util.concurrent.Callable;
 @Command(name = "credentials", mixinStandardHelpOptions = true,
         description = "Export one frontend's credential from a backend's credentials file to its own file (0600).")
 public final class CredentialsCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--from", required = true, paramLabel = "FILE",
             description = "The backend's credentials file (by default beside its PM file: PM.credentials).")
     Path from;
@@ -27,7 +32,8 @@ public final class CredentialsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         FrontendCredentials.load(from).export(frontendId, out);
-        System.out.println("wrote the credential of frontend " + frontendId + " to " + out + " (mode 0600)");
+        spec.commandLine().getOut().println("wrote the credential of frontend " + frontendId + " to " + out
+                + " (mode 0600)");
         return 0;
     }
 }

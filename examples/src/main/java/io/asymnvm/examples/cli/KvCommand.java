@@ -59,6 +59,15 @@ public final class KvCommand implements Callable<Integer> {
             description = "Credentials file with this frontend's secret (the backend's or an exported one).")
     java.nio.file.Path credentials;
 
+    @Option(names = "--tls-ca", paramLabel = "PEM", description = "TLS: CAs that sign the backend's certificate.")
+    java.nio.file.Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "Mutual TLS: this client's certificate chain.")
+    java.nio.file.Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "Mutual TLS: the client certificate's key (PKCS#8).")
+    java.nio.file.Path tlsKey;
+
     @Option(names = "--backend", required = true, paramLabel = "HOST:PORT",
             description = "Backend to attach to, e.g. 127.0.0.1:7000.")
     String backend;
@@ -98,7 +107,9 @@ public final class KvCommand implements Callable<Integer> {
         checkUsage();
         String structureName = structureName();
         try (AsymNvm nvm = AsymNvm.connect(host, port, frontendId,
-                FrontendOptions.defaults().withCredentials(credentials))) {
+                FrontendOptions.builder().credentials(credentials)
+                        .tls(tlsCa == null ? null : io.asymnvm.core.fabric.tcp.TcpTls.client(tlsCa, tlsCert, tlsKey))
+                        .conclude())) {
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, structure, structureName));
             String where = structure.displayName() + " '" + structureName + "'";

@@ -57,6 +57,32 @@ class KvCommandTest {
     }
 
     @Test
+    void shouldAttachWithAnExportedCredentialAndRefuseWithoutOrWithAnothers() {
+        Path own = dir.resolve("fe1.credentials");
+        Path other = dir.resolve("fe0.credentials");
+        String backendFile = node.credentialsFile().toString();
+        assertEquals(0, run("credentials", "--from", backendFile, "--frontend", "1", "--out", own.toString()),
+                err.toString());
+        assertTrue(out.toString().contains("mode 0600"), out.toString());
+        assertEquals(0, run("credentials", "--from", backendFile, "--frontend", "0", "--out", other.toString()));
+        assertEquals(1, run("credentials", "--from", backendFile, "--frontend", "0", "--out", other.toString()));
+        assertTrue(err.toString().contains("exists"), err.toString());
+
+        String at = "127.0.0.1:" + node.port();
+        assertEquals(0, run("kv", "--backend", at, "--frontend-id", "1", "--credentials", own.toString(),
+                "put", "k", "v"), err.toString());
+        assertEquals(1, run("kv", "--backend", at, "--frontend-id", "1", "get", "k"));
+        assertTrue(err.toString().contains("--credentials"), err.toString());
+        assertEquals(1, run("kv", "--backend", at, "--frontend-id", "1", "--credentials", other.toString(),
+                "get", "k"));
+        assertTrue(err.toString().contains("no secret for frontend 1"), err.toString());
+        assertEquals(0, run("kv", "--backend", at, "--frontend-id", "1", "--credentials", own.toString(),
+                "get", "k"), err.toString());
+        assertEquals("v", out.toString().strip());
+        assertEquals(1, node.authRefusals(), "the attach without a credential was refused and counted");
+    }
+
+    @Test
     void shouldPutGetDeleteAndScan() {
         assertEquals(1, kv("get", "a"), err.toString());
         assertTrue(err.toString().contains("no key 'a' in hash map 'kv-hash'"), err.toString());

@@ -36,9 +36,19 @@ public final class TcpFabric implements Fabric {
 
     private final String host;
     private final int port;
+    private final TcpTls tls;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
 
     public TcpFabric(String host, int port) {
+        this(host, port, null);
+    }
+
+    /** With {@code tls} (client settings; null: plain tcp), each connection completes a TLS handshake first. */
+    public TcpFabric(String host, int port, TcpTls tls) {
+        if (tls != null && !tls.isClient()) {
+            throw new IllegalArgumentException("server TLS settings given to a client");
+        }
+        this.tls = tls;
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port out of range [1, 65535]: " + port);
         }
@@ -62,6 +72,7 @@ public final class TcpFabric implements Fabric {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel c) {
+                            TcpTls.installClient(tls, c, host, port);
                             c.pipeline().addLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
                                     FrameLayout.MAX_FRAME_LENGTH, 0, FrameLayout.LENGTH_FIELD_LENGTH, 0,
                                     FrameLayout.LENGTH_FIELD_LENGTH, true));
@@ -69,11 +80,25 @@ public final class TcpFabric implements Fabric {
                         }
                     })
                     .connect(host, port).syncUninterruptibly().channel();
+            if (tls != null) {
+                awaitHandshake(ch);
+            }
             conn.channel = ch;
             return conn;
         } catch (Exception e) {
             throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "cannot connect to " + host + ":" + port
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void awaitHandshake(Channel ch) {
+        io.netty.util.concurrent.Future<Channel> handshake =
+                ch.pipeline().get(io.netty.handler.ssl.SslHandler.class).handshakeFuture();
+        if (!handshake.awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS) || !handshake.isSuccess()) {
+            ch.close();
+            Throwable cause = handshake.cause();
+            throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "TLS handshake with " + host + ":" + port
+                    + " failed: " + (cause == null ? "timed out" : cause.getMessage()), cause);
         }
     }
 

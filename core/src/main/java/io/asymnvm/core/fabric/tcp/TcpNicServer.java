@@ -38,6 +38,7 @@ public final class TcpNicServer implements AutoCloseable {
     private final TcpServerLimits limits;
     private final ThreadPoolExecutor workers;
     private final NicPipeline pipeline;
+    private final TcpTls tls;
     private EventLoopGroup boss;
     private EventLoopGroup eventLoops;
     private Channel serverChannel;
@@ -45,12 +46,21 @@ public final class TcpNicServer implements AutoCloseable {
     /** A server with default limits, the frame limit being the protocol's largest frame. */
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress) {
         this(nic, bindAddress, TcpServerLimits.DEFAULTS.resolve(FrameLayout.MAX_FRAME_LENGTH,
-                TcpServerLimits.UNATTACHED_CONNECTION_ALLOWANCE));
+                TcpServerLimits.UNATTACHED_CONNECTION_ALLOWANCE), null);
     }
 
-    /** {@code limits} must be {@linkplain TcpServerLimits#resolve resolved}. */
+    /** {@code limits} must be {@linkplain TcpServerLimits#resolve resolved}; plain tcp. */
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpServerLimits limits) {
+        this(nic, bindAddress, limits, null);
+    }
+
+    /**
+     * {@code limits} must be {@linkplain TcpServerLimits#resolve resolved}. With {@code tls} (null: plain tcp),
+     * every connection runs through TLS first ({@link TcpTls}).
+     */
+    public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpServerLimits limits, TcpTls tls) {
         this.bindAddress = bindAddress;
+        this.tls = tls;
         this.limits = limits.validate();
         this.workers = new ThreadPoolExecutor(limits.workerThreads(), limits.workerThreads(), 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("asymnvm-nic-worker", true));
@@ -72,6 +82,7 @@ public final class TcpNicServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            TcpTls.installServer(tls, ch);
                             pipeline.init(ch);
                         }
                     })
