@@ -6,10 +6,12 @@ import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 
@@ -32,6 +34,9 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the backend's JSON answer")
     boolean json;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException {
         if (port < 1 || port > 65535) {
@@ -43,20 +48,22 @@ public final class StatusCommand implements Callable<Integer> {
         }
         String text = new String(reply, StandardCharsets.UTF_8);
         JsonNode status = new ObjectMapper().readTree(text);
+        PrintWriter out = spec.commandLine().getOut();
         if (!json) {
-            System.out.printf("backend %s:%d: epoch %d, image %s, %d frontend slots%n", host, port,
+            out.printf("backend %s:%d: epoch %d, image %s, %d frontend slots%n", host, port,
                     status.path("backend_epoch").asLong(), status.path("identity").asText(),
                     status.path("max_frontends").asInt());
         }
-        boolean healthy = print(status, json ? null : System.out);
+        boolean healthy = print(status, json ? null : out);
         if (json) {
-            System.out.println(text);
+            out.println(text);
         }
+        out.flush();
         return healthy ? 0 : 1;
     }
 
     /** Prints {@code status} as text to {@code out} (if not null); returns whether every frontend can be served. */
-    static boolean print(JsonNode status, PrintStream out) {
+    static boolean print(JsonNode status, PrintWriter out) {
         boolean healthy = true;
         for (JsonNode f : status.path("frontends")) {
             boolean quarantined = f.path("quarantined").asBoolean();
