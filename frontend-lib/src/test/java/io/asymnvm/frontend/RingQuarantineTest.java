@@ -157,12 +157,17 @@ class RingQuarantineTest {
                 writer.write(RegionIds.redo(frontend), next % r.redoCapacity(), valid, 0, valid.length).await();
                 writer.flush(0, false).await();
                 damagedAt = backend.node().frontendLog(frontend).redoReader().offsetOf(tail);
+                FrontendLog log = backend.node().frontendLog(frontend);
+                Conditions.awaitTrue("quarantine of frontend " + frontend, Duration.ofSeconds(30),
+                        () -> log.quarantine() != null);
+                // the running session's next durability stamp is refused: nothing more is acknowledged
+                AsymNvmException refused = assertThrows(AsymNvmException.class,
+                        () -> writer.flush(r.semValidTail() + LogRecordLayout.ALIGNMENT, true).await());
+                assertEquals(ErrorCode.RING_CORRUPT, refused.errorCode(), refused.getMessage());
             } finally {
                 writer.close();
             }
             FrontendLog log = backend.node().frontendLog(frontend);
-            Conditions.awaitTrue("quarantine of frontend " + frontend, Duration.ofSeconds(30),
-                    () -> log.quarantine() != null);
             assertEquals(damagedAt, log.quarantine().offset());
             assertEquals("crc32c (a valid record follows at position "
                     + (log.quarantine().position() + LogRecordLayout.alignedLength(

@@ -78,9 +78,11 @@ public final class FrontendLog {
      * position, type) that end exactly at {@code requested}, and those bytes are persisted here, whoever wrote
      * them (a recovering incarnation adopts records an earlier session posted and never flushed). A stamp past
      * what the ring holds is refused with {@code BAD_REQUEST} and the watermark does not move, so no client, by
-     * mistake or malice, can leave a ring that is invalid before its watermark.
+     * mistake or malice, can leave a ring that is invalid before its watermark. A quarantined frontend's stamps
+     * are refused with {@code RING_CORRUPT}: nothing it commits after the damage is acknowledged.
      */
     public void admitWatermark(long durable, long requested) {
+        requireNotQuarantined();
         // records before the checkpoint's head are applied (their redo is in the PM image) and may already be
         // overwritten: the replayer can release ring space before the FLUSH that covers it arrives
         long start = Math.max(durable, checkpoint.semHead());
