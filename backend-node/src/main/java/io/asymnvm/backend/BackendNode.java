@@ -31,8 +31,8 @@ import java.nio.file.Path;
 /**
  * A memory node: owns the PM image, registers its regions with the emulated NIC, serves the control plane and
  * runs the replayer. Start order is the recovery procedure of DESIGN §4: validate configuration and superblock,
- * probe the port (nothing mapped yet), map, validate each frontend's semantic ring up to its valid tail (typed
- * error on corruption before the durable watermark), replay every complete redo batch, then serve.
+ * probe the port (nothing mapped yet), map, validate each frontend's semantic ring up to its valid tail (a damaged
+ * record before the durable watermark quarantines that frontend only), replay every complete redo batch, then serve.
  *
  * <p>Unused in the frontend's process except through {@link io.asymnvm.core.fabric.EmbeddedBackend}.
  */
@@ -68,8 +68,8 @@ public final class BackendNode implements AutoCloseable {
             this.logs = new FrontendLog[sb.maxFrontends()];
             for (int f = 0; f < logs.length; f++) {
                 logs[f] = new FrontendLog(f, region, sb);
-                FrontendLog.SemanticTail tail = logs[f].scanSemantic();
-                if (tail.records() > 0) {
+                FrontendLog.SemanticTail tail = logs[f].scanAtStart(); // null: damaged ring, frontend quarantined
+                if (tail != null && tail.records() > 0) {
                     LOG.info("frontend {}: {} semantic records after applied tx {} (up to tx {})", f,
                             tail.records(), logs[f].checkpoint().appliedTxId(), tail.lastTxId());
                 }

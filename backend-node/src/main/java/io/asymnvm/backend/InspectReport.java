@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.SuperblockLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
@@ -59,7 +60,8 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
 
     /** One frontend's log area. */
     public record FrontendArea(int id, long controlOffset, List<Slot> slots, Checkpoint checkpoint,
-                               long durableSemTail, long attachEpoch, long state, Ring semantic, Ring redo) {
+                               long durableSemTail, long attachEpoch, long state, Ring semantic, Ring redo,
+                               RingDamage quarantine) {
 
         public String stateName() {
             if (state == ControlBlockLayout.STATE_NEVER_ATTACHED) {
@@ -76,7 +78,7 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
             return state == ControlBlockLayout.STATE_NEVER_ATTACHED && attachEpoch == 0
                     && checkpoint.seq() == 0 && semantic.records() == 0 && redo.records() == 0
                     && semantic.error() == null && redo.error() == null && semantic.tornTail() == null
-                    && redo.tornTail() == null;
+                    && redo.tornTail() == null && quarantine == null;
         }
     }
 
@@ -109,6 +111,10 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
             }
             Checkpoint cp = f.checkpoint();
             line(b, "frontend %d: %s, attach epoch %d", f.id(), f.stateName(), f.attachEpoch());
+            if (f.quarantine() != null) {
+                line(b, "  QUARANTINED: a backend refuses its attach (RING_CORRUPT) and serves the others; damaged "
+                        + "record in %s", f.quarantine().describe());
+            }
             line(b, "  checkpoint seq %d: applied tx %d, redo head %d, semantic head %d  [slots: %s]", cp.seq(),
                     cp.appliedTxId(), cp.redoHead(), cp.semHead(), slots(f.slots()));
             Ring s = f.semantic();
@@ -215,6 +221,12 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
             a.put("durable_sem_tail", f.durableSemTail());
             ring(a.putObject("semantic_ring"), f.semantic());
             ring(a.putObject("redo_ring"), f.redo());
+            a.put("quarantined", f.quarantine() != null);
+            if (f.quarantine() != null) {
+                RingDamage q = f.quarantine();
+                a.putObject("quarantine").put("ring", q.ring()).put("offset", q.offset()).put("what", q.what())
+                        .put("expected", q.expected()).put("actual", q.actual());
+            }
         }
         ObjectNode table = root.putObject("slab_table");
         table.put("slabs", slabs.slabs()).put("free", slabs.free()).put("corrupt", slabs.corrupt());

@@ -17,6 +17,7 @@ import io.asymnvm.core.layout.SlabHeaderLayout;
 import io.asymnvm.core.layout.SlabTableLayout;
 import io.asymnvm.core.layout.SuperblockLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingReader;
 import io.asymnvm.recovery.log.RingScanner;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -394,10 +395,12 @@ public final class InspectTool implements Callable<Integer> {
                 slot(control, 1, ControlBlockLayout.SLOT1_OFFSET, area, findings));
         Checkpoint cp = ControlBlockLayout.newestCheckpoint(control);
         long watermark = ControlBlockLayout.durableSemTail(control);
-        Ring semantic = scanSemantic(region, sb, f, cp, watermark, findings);
-        Ring redo = scanRedo(region, sb, f, cp, owners, findings);
+        RingDamage[] quarantine = new RingDamage[1];
+        Ring semantic = scanSemantic(region, sb, f, cp, watermark, findings, quarantine);
+        Ring redo = scanRedo(region, sb, f, cp, owners, findings, quarantine);
         return new FrontendArea(f, sb.controlBlockOf(f), slots, cp, watermark,
-                ControlBlockLayout.attachEpoch(control), ControlBlockLayout.state(control), semantic, redo);
+                ControlBlockLayout.attachEpoch(control), ControlBlockLayout.state(control), semantic, redo,
+                quarantine[0]);
     }
 
     /**
@@ -427,7 +430,7 @@ public final class InspectTool implements Callable<Integer> {
     }
 
     private static Ring scanSemantic(FileChannelRegion region, Superblock sb, int f, Checkpoint cp, long watermark,
-                                     Findings findings) {
+                                     Findings findings, RingDamage[] quarantine) {
         RingReader reader = new RingReader(region, sb.semRingOf(f), sb.semRingCapacity(),
                 LogRecordLayout.TYPE_SEMANTIC, region.name() + " semantic ring of frontend " + f);
         long[] seen = new long[3]; // records, first tx, last tx
@@ -449,7 +452,8 @@ public final class InspectTool implements Callable<Integer> {
             });
         } catch (CorruptRecordException e) {
             findings.crcs += seen[0];
-            findings.problems.add(e.detail());
+            findings.problems.add(e.detail() + "; a backend quarantines frontend " + f + " (RING_CORRUPT)");
+            quarantine[0] = RingDamage.of(e);
             return new Ring(reader.name(), sb.semRingOf(f), sb.semRingCapacity(), cp.semHead(), watermark, -1,
                     seen[0], seen[1], seen[2], 0, null, e.detail());
         }
@@ -464,7 +468,7 @@ public final class InspectTool implements Callable<Integer> {
     }
 
     private static Ring scanRedo(FileChannelRegion region, Superblock sb, int f, Checkpoint cp, int[] owners,
-                                 Findings findings) {
+                                 Findings findings, RingDamage[] quarantine) {
         RingReader reader = new RingReader(region, sb.redoRingOf(f), sb.redoRingCapacity(),
                 LogRecordLayout.TYPE_REDO_BATCH, region.name() + " redo ring of frontend " + f);
         long[] seen = new long[4]; // batches, first tx, last tx, copies of applied batches
@@ -510,8 +514,19 @@ public final class InspectTool implements Callable<Integer> {
             }
         });
         findings.crcs += seen[0];
+        // an invalid batch followed by a valid one is damaged, not torn: the replayer quarantines the frontend
+        RingDamage damage = scan.tail() < scan.head() + reader.capacity()
+                ? RingDamage.ofUnwatermarked(reader, reader.read(scan.tail())) : null;
+        if (damage != null) {
+            bad.add(0, "damaged redo batch in " + damage.describe() + "; a backend quarantines frontend " + f
+                    + " (RING_CORRUPT)");
+            if (quarantine[0] == null) {
+                quarantine[0] = damage;
+            }
+        }
         findings.problems.addAll(bad);
-        String torn = tornTail(reader, scan, findings, "the replayer waits there for the rest of the batch");
+        String torn = damage != null ? null
+                : tornTail(reader, scan, findings, "the replayer waits there for the rest of the batch");
         return new Ring(reader.name(), sb.redoRingOf(f), sb.redoRingCapacity(), cp.redoHead(), cp.redoHead(),
                 scan.tail(), scan.records(), seen[1], seen[2], seen[3], torn, bad.isEmpty() ? null : bad.get(0));
     }

@@ -1,6 +1,6 @@
 package io.asymnvm.backend;
 
-import io.asymnvm.core.CorruptRecordException;
+import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.layout.ControlBlockLayout;
@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.recovery.log.RingDamage;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,8 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Start-up validation of the semantic rings (DESIGN §4): corruption before a ring's durable watermark stops the
- * node with a typed error; a torn record beyond it is a torn tail, truncated.
+ * Start-up validation of the semantic rings (DESIGN §4): corruption before a ring's durable watermark quarantines
+ * that frontend (attach refused with RING_CORRUPT, ring untouched, the others served); a torn record beyond it is
+ * a torn tail, truncated.
  */
 @Timeout(60)
 class CorruptionOnStartTest {
@@ -90,33 +92,42 @@ class CorruptionOnStartTest {
     }
 
     @Test
-    void shouldRefuseToStartWithACorruptRecordBeforeTheWatermark() throws IOException {
+    void shouldQuarantineTheFrontendOfACorruptRecordBeforeTheWatermark() throws IOException {
         writeRecords(RECORDS);
         int victim = 2;
         int stored = BackendFixture.readInt(pm, fileOffset(victim) + LogRecordLayout.CRC_OFFSET);
         BackendFixture.flipByte(pm, fileOffset(victim) + SemanticRecordLayout.HEADER_LENGTH + 5);
-        byte[] before = Files.readAllBytes(pm);
+        byte[] ringBefore = ring();
 
-        CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> BackendFixture.start(pm));
-        assertEquals(ErrorCode.CORRUPT_RECORD, e.errorCode());
-        assertEquals(ringName(), e.where());
-        assertEquals(fileOffset(victim), e.offset());
-        String m = e.getMessage();
-        assertTrue(m.contains(ringName()), m);
-        assertTrue(m.contains("offset " + fileOffset(victim)), m);
-        assertTrue(m.contains("crc32c"), m);
-        assertTrue(m.contains("expected 0x" + Integer.toHexString(stored)), m);
-        assertTrue(m.contains("actual 0x"), m);
-        assertArrayEquals(before, Files.readAllBytes(pm), "a refused start changes nothing in the image");
+        try (BackendNode node = BackendFixture.start(pm); FabricConnection c = node.localFabric().connect();
+             FabricConnection other = node.localFabric().connect()) {
+            RingDamage q = node.frontendLog(0).quarantine();
+            assertEquals(ringName(), q.ring());
+            assertEquals(fileOffset(victim), q.offset());
+            assertEquals(Integer.toUnsignedLong(stored), q.expected());
+            AsymNvmException e = assertThrows(AsymNvmException.class, () -> attach(c, 0));
+            assertEquals(ErrorCode.RING_CORRUPT, e.errorCode());
+            String m = e.getMessage();
+            assertTrue(m.contains("frontend 0 is quarantined"), m);
+            assertTrue(m.contains(ringName()), m);
+            assertTrue(m.contains("offset " + fileOffset(victim)), m);
+            assertTrue(m.contains("crc32c"), m);
+            assertTrue(m.contains("expected 0x" + Integer.toHexString(stored)), m);
+            assertTrue(m.contains("actual 0x"), m);
+            assertEquals(0, attach(other, 1).appliedTxId(), "every other frontend is served");
+        }
+        assertArrayEquals(ringBefore, ring(), "a quarantined ring is neither truncated nor rewritten");
     }
 
     @Test
-    void shouldRefuseToStartWhenADurableRecordIsMissingItsHeader() {
+    void shouldQuarantineWhenADurableRecordIsMissingItsHeader() {
         writeRecords(RECORDS);
         BackendFixture.patchFile(pm, fileOffset(4), new byte[64]);
-        CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> BackendFixture.start(pm));
-        assertEquals(fileOffset(4), e.offset());
-        assertTrue(e.getMessage().contains("record position"), e.getMessage());
+        try (BackendNode node = BackendFixture.start(pm)) {
+            RingDamage q = node.frontendLog(0).quarantine();
+            assertEquals(fileOffset(4), q.offset());
+            assertTrue(q.describe().contains("record position"), q.describe());
+        }
     }
 
     @Test
@@ -148,31 +159,32 @@ class CorruptionOnStartTest {
     }
 
     @Test
-    void shouldKeepTheUncleanMarkWhenARecoveryStartFails() throws IOException {
+    void shouldServeTheFrontendAgainOnceTheOperatorRepairedItsRing() throws IOException {
         writeRecords(RECORDS);
         Files.writeString(BackendFixture.markFile(pm), "running pid 1\n");
         long at = fileOffset(3) + SemanticRecordLayout.HEADER_LENGTH;
         byte original = BackendFixture.flipByte(pm, at);
-        assertThrows(CorruptRecordException.class, () -> BackendFixture.start(pm));
-        assertTrue(Files.exists(BackendFixture.markFile(pm)),
-                "a failed start must not erase the evidence of the unclean shutdown");
-
-        BackendFixture.patchFile(pm, at, new byte[] {original});
         try (BackendNode node = BackendFixture.start(pm)) {
-            assertFalse(node.previousShutdownClean(), "the repaired image is still recovering from a crash");
+            assertFalse(node.previousShutdownClean(), "the unclean shutdown is still seen");
+            assertEquals(fileOffset(3), node.frontendLog(0).quarantine().offset());
+        }
+        // the quarantine is not written anywhere: a repaired ring serves again, every record intact
+        BackendFixture.patchFile(pm, at, new byte[] {original});
+        try (BackendNode node = BackendFixture.start(pm); FabricConnection c = node.localFabric().connect()) {
+            assertEquals(null, node.frontendLog(0).quarantine());
+            AttachReply r = attach(c, 0);
+            assertEquals(RECORDS, r.lastSemTxId());
+            assertEquals(tail, r.semValidTail());
         }
     }
 
-    @Test
-    void shouldReleaseTheImageAfterAFailedStart() {
-        writeRecords(RECORDS);
-        long at = fileOffset(1) + SemanticRecordLayout.HEADER_LENGTH;
-        byte original = BackendFixture.flipByte(pm, at);
-        assertThrows(CorruptRecordException.class, () -> BackendFixture.start(pm));
-        assertFalse(Files.exists(BackendFixture.markFile(pm)), "the previous shutdown was clean and still counts");
-        BackendFixture.patchFile(pm, at, new byte[] {original});
-        try (BackendNode node = BackendFixture.start(pm)) {
-            assertTrue(node.previousShutdownClean());
+    private byte[] ring() {
+        try {
+            byte[] all = Files.readAllBytes(pm);
+            return java.util.Arrays.copyOfRange(all, Math.toIntExact(sb.semRingOf(0)),
+                    Math.toIntExact(sb.semRingOf(0) + sb.semRingCapacity()));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

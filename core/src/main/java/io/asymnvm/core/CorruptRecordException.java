@@ -7,6 +7,9 @@ package io.asymnvm.core;
 public final class CorruptRecordException extends AsymNvmException {
     private final String where;
     private final long offset;
+    private final String what;
+    private final long expected;
+    private final long actual;
 
     public CorruptRecordException(String where, long offset, String what, long expected, long actual) {
         super(ErrorCode.CORRUPT_RECORD, String.format(
@@ -14,6 +17,9 @@ public final class CorruptRecordException extends AsymNvmException {
                 where, offset, what, expected, actual));
         this.where = where;
         this.offset = offset;
+        this.what = what;
+        this.expected = expected;
+        this.actual = actual;
     }
 
     public String where() {
@@ -22,5 +28,18 @@ public final class CorruptRecordException extends AsymNvmException {
 
     public long offset() {
         return offset;
+    }
+
+    /** What did not match (a field name, with context). */
+    public String what() {
+        return what;
+    }
+
+    public long expected() {
+        return expected;
+    }
+
+    public long actual() {
+        return actual;
     }
 }

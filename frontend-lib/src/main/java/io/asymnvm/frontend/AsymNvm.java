@@ -5,6 +5,7 @@ import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricCounters;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.tx.ArgumentClasses;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.MethodRegistry;
 import io.asymnvm.frontend.tx.TransactionEngine;
@@ -39,7 +40,7 @@ import java.util.Objects;
 public final class AsymNvm implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AsymNvm.class);
     private final TransactionEngine engine;
-    private final MethodRegistry registry = new MethodRegistry();
+    private final MethodRegistry registry;
     private final Fabric fabric;
     private final EmbeddedBackend embedded;
     private final boolean ownsFabric;
@@ -50,6 +51,7 @@ public final class AsymNvm implements AutoCloseable {
         this.fabric = fabric;
         this.embedded = embedded;
         this.ownsFabric = ownsFabric;
+        this.registry = new MethodRegistry(frontendId);
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
                 embedded == null ? secretOf(options, frontendId) : null),
                 options, registry);
@@ -115,6 +117,27 @@ public final class AsymNvm implements AutoCloseable {
      */
     public <T> T transactional(Class<T> iface, T implementation, String instance) {
         return TransactionalProxy.create(engine, registry, iface, implementation, instance);
+    }
+
+    /**
+     * Allows {@code classes} as classes that the arguments of this frontend's transactional calls may contain,
+     * beyond the default set and the declared parameter types of the registered methods (which are allowed by
+     * {@link #transactional}); see {@link ArgumentClasses} for the rules. Arguments are encoded with their class
+     * names into the semantic log and decoded from the backend's PM during recovery, where a class outside the
+     * list is never loaded: register here the runtime classes of fields and elements (an argument record holding
+     * a {@code List} needs {@code ArrayList.class}, say) and the subclasses passed for a declared type. Call it
+     * before the first call and, after a restart, before recovery (in any order: classes are identified by
+     * name). A call whose arguments contain a class not allowed fails before anything is logged, and a recovery
+     * that meets one stops this frontend's recovery only, both with {@link ErrorCode#CLASS_NOT_REGISTERED} naming
+     * the class.
+     *
+     * @return this frontend, for chaining
+     */
+    public AsymNvm allowArgumentClasses(Class<?>... classes) {
+        for (Class<?> c : classes) {
+            registry.argumentClasses().allow(c);
+        }
+        return this;
     }
 
     /**

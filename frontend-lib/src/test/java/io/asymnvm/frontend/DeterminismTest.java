@@ -1,5 +1,8 @@
 package io.asymnvm.frontend;
 
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -124,8 +127,10 @@ class DeterminismTest {
             long address = m.allocate();
             Runnable proxy = (Runnable) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {Runnable.class}, (p, method, args) -> null);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.store(address, proxy));
-            assertTrue(e.getMessage().contains("store"), e.getMessage());
+            AsymNvmException e = assertThrows(AsymNvmException.class, () -> m.store(address, proxy));
+            assertEquals(ErrorCode.CLASS_NOT_REGISTERED, e.errorCode(), e.getMessage());
+            assertTrue(e.getMessage().contains("store") && e.getMessage().contains(proxy.getClass().getName()),
+                    e.getMessage());
             assertEquals(0, m.read(address), "refused before anything was logged or applied");
             nvm.crash();
             try (AsymNvm again = AsymNvm.embedded(dir)) {

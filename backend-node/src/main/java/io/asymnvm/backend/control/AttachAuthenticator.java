@@ -65,7 +65,8 @@ public final class AttachAuthenticator {
     /** Refuses any call but CHALLENGE, ATTACH and PING on a session that has not attached with a proof. */
     void checkControl(NicSession session, int kind) {
         if (!mustProve(session) || session.frontendId() >= 0 || kind == ControlMessageLayout.KIND_CHALLENGE
-                || kind == ControlMessageLayout.KIND_ATTACH || kind == ControlMessageLayout.KIND_PING) {
+                || kind == ControlMessageLayout.KIND_ATTACH || kind == ControlMessageLayout.KIND_PING
+                || kind == ControlMessageLayout.KIND_STATUS) { // operational state only, no data (README "Security")
             return;
         }
         throw refuse(ErrorCode.AUTH_REQUIRED, "control call of kind " + kind + " on session " + session.id()

@@ -93,6 +93,7 @@ public final class BackendControlHandler implements ControlHandler {
             case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
+            case ControlMessageLayout.KIND_STATUS -> BackendStatus.encode(sb, logs, sessions); // no attach needed
             case ControlMessageLayout.KIND_CATALOG_LOOKUP, ControlMessageLayout.KIND_CATALOG_BIND ->
                     catalog(session, kind, b);
             default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
@@ -118,6 +119,7 @@ public final class BackendControlHandler implements ControlHandler {
             throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
                     + " is stopped: " + log.fault());
         }
+        log.requireNotQuarantined(); // RING_CORRUPT: a damaged ring quarantines this frontend only
         synchronized (log) {
             if (expectedEpoch != 0 && log.currentEpoch() != expectedEpoch) {
                 throw new AsymNvmException(ErrorCode.STALE_EPOCH, "frontend " + frontendId + " re-attaching from "
@@ -142,13 +144,20 @@ public final class BackendControlHandler implements ControlHandler {
             session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET,
                     log::admitWatermark);
             awaitReplayed.run();
-            if (log.fault() != null) {
+            if (log.fault() != null || log.quarantine() != null) {
                 session.revokeAll(); // a refused attach leaves the session no access to the frontend's regions
+                log.requireNotQuarantined();
                 throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "replay of frontend " + frontendId
                         + " is stopped: " + log.fault());
             }
             Checkpoint cp = log.checkpoint();
-            FrontendLog.SemanticTail sem = log.scanSemantic();
+            FrontendLog.SemanticTail sem;
+            try {
+                sem = log.scanSemantic(); // a damaged record quarantines the frontend: RING_CORRUPT
+            } catch (AsymNvmException e) {
+                session.revokeAll();
+                throw e;
+            }
             RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);
             LOG.info("frontend {} attached (epoch {}): applied tx {}, {} semantic records after it",
                     frontendId, epoch, cp.appliedTxId(), sem.records());

@@ -9,15 +9,19 @@ import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 import io.asymnvm.core.region.PersistentRegion;
+import io.asymnvm.core.CorruptRecordException;
+import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingReader;
 import io.asymnvm.recovery.log.RingScanner;
 
 /**
  * One frontend's log area on the backend: its control block (replay checkpoint, durable watermark, attach
  * epoch) and its two rings. The replayer is the only writer of the checkpoint; attach is the only writer of
- * the epoch and state words.
+ * the epoch and state words. A damaged record in either ring {@linkplain #quarantine quarantines} this frontend
+ * alone.
  */
 public final class FrontendLog {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FrontendLog.class);
     private final int frontendId;
     private final PersistentRegion region;
     private final long controlAt;
@@ -25,6 +29,7 @@ public final class FrontendLog {
     private final RingReader redo;
     private volatile Checkpoint checkpoint;
     private volatile String fault;
+    private volatile RingDamage quarantine;
 
     public FrontendLog(int frontendId, PersistentRegion region, Superblock sb) {
         this.frontendId = frontendId;
@@ -73,9 +78,11 @@ public final class FrontendLog {
      * position, type) that end exactly at {@code requested}, and those bytes are persisted here, whoever wrote
      * them (a recovering incarnation adopts records an earlier session posted and never flushed). A stamp past
      * what the ring holds is refused with {@code BAD_REQUEST} and the watermark does not move, so no client, by
-     * mistake or malice, can leave a ring that is invalid before its watermark.
+     * mistake or malice, can leave a ring that is invalid before its watermark. A quarantined frontend's stamps
+     * are refused with {@code RING_CORRUPT}: nothing it commits after the damage is acknowledged.
      */
     public void admitWatermark(long durable, long requested) {
+        requireNotQuarantined();
         // records before the checkpoint's head are applied (their redo is in the PM image) and may already be
         // overwritten: the replayer can release ring space before the FLUSH that covers it arrives
         long start = Math.max(durable, checkpoint.semHead());
@@ -142,11 +149,21 @@ public final class FrontendLog {
         region.persist(controlAt + ControlBlockLayout.STATE_OFFSET, 8);
     }
 
-    /** Semantic records after the checkpoint, up to the valid tail (typed error on corruption before the watermark). */
+    /**
+     * Semantic records after the checkpoint, up to the valid tail. A damaged record before the durable watermark
+     * quarantines this frontend and fails with {@code RING_CORRUPT} (ring, offset, expected, actual).
+     */
     public SemanticTail scanSemantic() {
+        requireNotQuarantined();
         Checkpoint cp = checkpoint;
         long durable = ControlBlockLayout.durableSemTail(controlBlock());
-        RingScanner.Scan scan = RingScanner.scan(semantic, cp.semHead(), durable, null);
+        RingScanner.Scan scan;
+        try {
+            scan = RingScanner.scan(semantic, cp.semHead(), durable, null);
+        } catch (CorruptRecordException e) {
+            quarantine(RingDamage.of(e));
+            throw quarantine.refusal(frontendId);
+        }
         long lastTx = scan.lastRecord() == null ? cp.appliedTxId() : SemanticRecordLayout.txId(scan.lastRecord());
         return new SemanticTail(scan.tail(), scan.records(), lastTx);
     }
@@ -162,5 +179,47 @@ public final class FrontendLog {
 
     public String fault() {
         return fault;
+    }
+
+    /**
+     * Quarantines this frontend for a damaged record in one of its rings (the first damage found is kept): replay
+     * stops for it, its attach is refused with {@code RING_CORRUPT}, and nothing of its rings is truncated or
+     * rewritten. Every other frontend is unaffected.
+     */
+    public synchronized void quarantine(RingDamage damage) {
+        if (quarantine == null) {
+            quarantine = damage;
+            LOG.error("frontend {} quarantined: damaged record in {}; its rings are kept as they are, every other "
+                    + "frontend is served", frontendId, damage.describe());
+        }
+    }
+
+    /** The damage that quarantined this frontend, or null. */
+    public RingDamage quarantine() {
+        return quarantine;
+    }
+
+    /** Throws {@code RING_CORRUPT} naming ring, offset, expected and actual values if quarantined. */
+    public void requireNotQuarantined() {
+        RingDamage q = quarantine;
+        if (q != null) {
+            throw q.refusal(frontendId);
+        }
+    }
+
+    /**
+     * The start-up check of the semantic ring: a damaged record quarantines this frontend (logged) instead of
+     * failing the backend's start. Returns the tail, or null when quarantined. (The redo ring is checked by the
+     * replayer's first pass.)
+     */
+    public SemanticTail scanAtStart() {
+        try {
+            return scanSemantic();
+        } catch (AsymNvmException e) {
+            if (e.errorCode() != ErrorCode.RING_CORRUPT) {
+                throw e;
+            }
+            return null;
+        }
     }
 }

@@ -6,6 +6,7 @@ import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RedoBatchLayout;
 import io.asymnvm.core.region.PersistentRegion;
+import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * applies them to the heap, persists the touched ranges, then atomically advances the frontend's checkpoint
  * ({@code appliedTxId}, redo head, semantic head). A batch that is not yet completely written reads as invalid
  * and is simply retried later; one that is valid but writes outside the frontend's slabs, or does not continue
- * the transaction sequence, stops replay for that frontend only (logged, reported on attach).
+ * the transaction sequence, stops replay for that frontend only (logged, reported on attach). An invalid batch
+ * followed by a valid one is damaged, not incomplete: it quarantines its frontend ({@link RingDamage}).
  *
  * <p>Replay is idempotent: a crash after applying but before the checkpoint replays the same batch again
  * with the same absolute bytes. One thread; {@link #doWork()} returns the number of batches applied.
@@ -68,7 +70,7 @@ public final class ReplayAgent implements Runnable {
 
     private int replay(int i) {
         FrontendLog log = logs[i];
-        if (log.fault() != null) {
+        if (log.fault() != null || log.quarantine() != null) {
             return 0;
         }
         int applied = 0;
@@ -83,6 +85,10 @@ public final class ReplayAgent implements Runnable {
                 continue;
             }
             if (e.kind() != RingReader.Kind.VALID) {
+                RingDamage damage = RingDamage.ofUnwatermarked(reader, e);
+                if (damage != null) {
+                    log.quarantine(damage); // a damaged batch, not one still being written: stop this frontend
+                }
                 break;
             }
             if (!apply(log, e)) {

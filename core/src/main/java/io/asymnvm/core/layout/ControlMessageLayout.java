@@ -33,6 +33,10 @@ import java.nio.ByteOrder;
  *   0 header(16)   16 identity(16), all zero for a new incarnation   32 proof(32)
  *   proof = HMAC-SHA256(secret of frontendId, proof message)
  * proof message: 0 nonce(32) | 32 frontendId(4) | 36 expectedEpoch(8)
+ * STATUS request: header (frontendId and arg ignored; no attach needed)
+ * STATUS reply: UTF-8 JSON, {"backend_epoch", "identity", "max_frontends", "frontends": [{"id", "attached",
+ *   "attach_epoch", "applied_tx", "quarantined", "quarantine": {"ring", "offset", "what", "expected", "actual",
+ *   "message"}, "replay_fault"}]} listing the frontends that ever attached, are quarantined or faulted
  * </pre>
  */
 public final class ControlMessageLayout {
@@ -42,6 +46,11 @@ public final class ControlMessageLayout {
     public static final int KIND_PING = 4;
     public static final int KIND_CATALOG_LOOKUP = 5;
     public static final int KIND_CATALOG_BIND = 6;
+    /**
+     * Operational state of every frontend (attached, epochs, applied tx, quarantine), as UTF-8 JSON; needs no
+     * attach (7 is the auth challenge's, 9 RETURN_SLAB's).
+     */
+    public static final int KIND_STATUS = 8;
     public static final int CATALOG_REPLY_LENGTH = 32;
     public static final int REQUEST_LENGTH = 16;
 

@@ -1,53 +1,131 @@
 package io.asymnvm.frontend.tx;
 
 import com.esotericsoftware.kryo.Kryo;
-import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.MapReferenceResolver;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
- * Serializes the arguments of a transactional call into its semantic record (Kryo, class names written, so no
- * registration dictionary must survive a crash). One Kryo per thread.
+ * Serializes the arguments of a transactional call into its semantic record and back (Kryo). Class names are
+ * written, never Kryo's order-assigned registration ids, so no dictionary must survive a crash; every class name
+ * goes through the frontend's {@link ArgumentClasses} allow-list in both directions:
+ * <ul>
+ *   <li>decoding resolves a name only through the list, before anything is loaded: a class that is not on it is
+ *       never loaded, initialized or instantiated, and the decode fails with
+ *       {@link ErrorCode#CLASS_NOT_REGISTERED} naming it;</li>
+ *   <li>encoding refuses the same classes (the runtime class of every argument, field and element that Kryo
+ *       writes), so the developer learns at the call which class to allow.</li>
+ * </ul>
+ * One Kryo per thread and codec; a Kryo that failed mid-operation is dropped, never reused.
  */
 public final class ArgumentCodec {
-    private static final ThreadLocal<Kryo> KRYO = ThreadLocal.withInitial(() -> {
-        Kryo k = new Kryo();
-        k.setRegistrationRequired(false);
+    private final ArgumentClasses classes;
+    private final ThreadLocal<Kryo> kryo;
+
+    public ArgumentCodec(ArgumentClasses classes) {
+        this.classes = classes;
+        this.kryo = ThreadLocal.withInitial(this::newKryo);
+    }
+
+    public ArgumentClasses classes() {
+        return classes;
+    }
+
+    private Kryo newKryo() {
+        Kryo k = new Kryo(new AllowListClassResolver(classes), new MapReferenceResolver());
+        k.setRegistrationRequired(false); // implicit registrations pass the allow-list; names are written
         k.setReferences(true);
         k.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
         return k;
-    });
-
-    private ArgumentCodec() {
     }
 
-    public static byte[] encode(Object[] args) {
+    /**
+     * Encodes {@code args}. A class not on the allow-list fails with {@link ErrorCode#CLASS_NOT_REGISTERED}
+     * naming the argument and the class; any other failure is an {@link IllegalArgumentException}.
+     */
+    public byte[] encode(Object[] args) {
         Output out = new Output(64, -1);
-        Kryo k = KRYO.get();
+        Kryo k = kryo.get();
         int n = args == null ? 0 : args.length;
         out.writeVarInt(n, true);
         for (int i = 0; i < n; i++) {
             try {
                 k.writeClassAndObject(out, args[i]);
-            } catch (KryoException e) {
-                throw new IllegalArgumentException("argument " + i + " of type "
-                        + (args[i] == null ? "null" : args[i].getClass().getName())
-                        + " cannot be serialized for the semantic log: " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                kryo.remove();
+                String what = "argument " + i + " of type " + (args[i] == null ? "null" : args[i].getClass().getName());
+                AsymNvmException refused = refusal(e);
+                if (refused != null) {
+                    throw new AsymNvmException(ErrorCode.CLASS_NOT_REGISTERED, what + ": " + refused.detail(), e);
+                }
+                throw new IllegalArgumentException(what + " cannot be serialized for the semantic log: "
+                        + e.getMessage(), e);
             }
         }
         return out.toBytes();
     }
 
-    public static Object[] decode(byte[] bytes) {
+    /**
+     * Decodes arguments encoded by {@link #encode}. A class name outside the allow-list fails with
+     * {@link ErrorCode#CLASS_NOT_REGISTERED} naming the class, without loading it; other damage fails with
+     * Kryo's exception.
+     */
+    public Object[] decode(byte[] bytes) {
         Input in = new Input(bytes);
-        Kryo k = KRYO.get();
-        int n = in.readVarInt(true);
-        Object[] args = new Object[n];
-        for (int i = 0; i < n; i++) {
-            args[i] = k.readClassAndObject(in);
+        Kryo k = kryo.get();
+        try {
+            int n = in.readVarInt(true);
+            Object[] args = new Object[n];
+            for (int i = 0; i < n; i++) {
+                args[i] = k.readClassAndObject(in);
+            }
+            return args;
+        } catch (RuntimeException | LinkageError e) { // Kryo reports some failures as errors
+            kryo.remove();
+            AsymNvmException refused = refusal(e);
+            if (refused != null) {
+                throw refused;
+            }
+            throw e;
         }
-        return args;
+    }
+
+    /** The allow-list refusal behind {@code e} (Kryo wraps what a nested serializer throws), or null. */
+    private static AsymNvmException refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof AsymNvmException a && a.errorCode() == ErrorCode.CLASS_NOT_REGISTERED) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** Resolves written class names only through the allow-list; refuses implicit registration of others. */
+    private static final class AllowListClassResolver extends DefaultClassResolver {
+        private final ArgumentClasses classes;
+
+        AllowListClassResolver(ArgumentClasses classes) {
+            this.classes = classes;
+        }
+
+        @Override
+        protected Class<?> getTypeByName(String className) {
+            return classes.resolve(className); // called before DefaultClassResolver would load anything
+        }
+
+        @Override
+        @SuppressWarnings("rawtypes")
+        public Registration registerImplicit(Class type) {
+            if (!classes.isAllowed(type)) {
+                throw classes.refusal(type.getName());
+            }
+            return super.registerImplicit(type);
+        }
     }
 }

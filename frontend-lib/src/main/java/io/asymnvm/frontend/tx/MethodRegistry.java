@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
  * an instance name, so that no dictionary has to survive a crash. One interface can back several stores, each
  * registered under its own instance name (its records name the instance, and recovery re-executes each on the
  * implementation registered under that name). Registering two different methods with the same hash is refused.
+ * Registering a method allows its declared parameter types as argument classes ({@link ArgumentClasses}).
  * Thread-safe.
  */
 public final class MethodRegistry {
@@ -28,6 +29,20 @@ public final class MethodRegistry {
     }
 
     private final Map<Long, Entry> byHash = new ConcurrentHashMap<>();
+    private final ArgumentClasses argumentClasses;
+
+    /** A registry for frontend {@code frontendId}, whose argument allow-list starts with the default set. */
+    public MethodRegistry(int frontendId) {
+        this.argumentClasses = new ArgumentClasses(frontendId);
+    }
+
+    /**
+     * The classes semantic-record arguments may name: the default set, the declared parameter types of every
+     * registered method, and what the application allowed explicitly.
+     */
+    public ArgumentClasses argumentClasses() {
+        return argumentClasses;
+    }
 
     /** Longest instance name. */
     public static final int MAX_INSTANCE_LENGTH = 128;
@@ -83,6 +98,9 @@ public final class MethodRegistry {
                         : "method hash collision: " + sig + " and " + existing.signature());
             }
             m.setAccessible(true);
+            for (Class<?> parameter : m.getParameterTypes()) {
+                argumentClasses.allow(parameter);
+            }
             Entry e = new Entry(h, sig, m, target, spec);
             byHash.put(h, e);
             added.put(m, e);

@@ -67,6 +67,7 @@ public final class TransactionEngine implements AutoCloseable {
     private final BackendLink link;
     private final FrontendOptions options;
     private final MethodRegistry registry;
+    private final ArgumentCodec codec;
     private volatile AttachReply pendingRecovery;
     private volatile RecoveryReport lastRecovery;
     private final int frontendId;
@@ -122,6 +123,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.link = link;
         this.options = options;
         this.registry = registry;
+        this.codec = new ArgumentCodec(registry.argumentClasses());
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
         boolean recovering = r.lastSemTxId() > r.appliedTxId();
@@ -279,10 +281,19 @@ public final class TransactionEngine implements AutoCloseable {
 
     private static final RetrySignal RERUN_LOGGED = new RetrySignal(RetrySignal.Reason.RERUN_LOGGED, -1);
 
-    private static Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
-                                            SemanticLogReader.Record recovered) {
+    private Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
+                                     SemanticLogReader.Record recovered) {
         try {
-            return ArgumentCodec.decode(argBytes);
+            return codec.decode(argBytes);
+        } catch (AsymNvmException e) {
+            if (e.errorCode() != ErrorCode.CLASS_NOT_REGISTERED) {
+                throw e;
+            }
+            // a record from the backend names a class this frontend does not allow: it was never loaded
+            throw new AsymNvmException(ErrorCode.CLASS_NOT_REGISTERED, (recovered != null
+                    ? "cannot recover frontend " + frontendId + ": semantic record of tx " + recovered.txId()
+                    : "arguments of a call") + " for " + entry.signature() + " name a class that is not allowed: "
+                    + e.detail(), e);
         } catch (RuntimeException | LinkageError e) { // Kryo reports some failures as errors (InstantiationError)
             if (recovered != null) {
                 throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot decode the arguments of tx "
@@ -294,7 +305,13 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     private byte[] encodeArguments(MethodRegistry.Entry entry, Object[] args) {
-        byte[] argBytes = ArgumentCodec.encode(args);
+        byte[] argBytes;
+        try {
+            argBytes = codec.encode(args);
+        } catch (AsymNvmException e) {
+            throw new AsymNvmException(e.errorCode(), "call of " + entry.signature() + " refused before anything "
+                    + "was logged: " + e.detail(), e);
+        }
         if (argBytes.length > maxArgumentBytes) {
             throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
                     + argBytes.length + " bytes, limit " + maxArgumentBytes);
@@ -426,7 +443,7 @@ public final class TransactionEngine implements AutoCloseable {
             try {
                 run(entry, null, rec); // arguments are decoded from the record, afresh for every attempt
             } catch (AsymNvmException e) {
-                if (e.errorCode() == ErrorCode.RECOVERY_REQUIRED) {
+                if (e.errorCode() == ErrorCode.RECOVERY_REQUIRED || e.errorCode() == ErrorCode.CLASS_NOT_REGISTERED) {
                     throw e;
                 }
                 throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "re-execution of tx " + rec.txId() + " ("

@@ -104,6 +104,15 @@ public final class RingReader {
         return new Entry(Kind.VALID, position, position + LogRecordLayout.alignedLength(length), record, null, 0, 0);
     }
 
+    /**
+     * The length stored in the header at {@code position}, unchecked: for telling a damaged record (followed by a
+     * valid one) from a torn tail, see {@link RingDamage#ofUnwatermarked}.
+     */
+    public int storedLength(long position) {
+        byte[] header = region.read(base + Math.floorMod(position, capacity), LogRecordLayout.COMMON_HEADER_LENGTH);
+        return ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).getInt(LogRecordLayout.LENGTH_OFFSET);
+    }
+
     private static Entry invalid(long position, String reason, long expected, long actual) {
         return new Entry(Kind.INVALID, position, position, null, reason, expected, actual);
     }

@@ -1,0 +1,83 @@
+package io.asymnvm.examples.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.asymnvm.core.fabric.FabricConnection;
+import io.asymnvm.core.fabric.tcp.TcpFabric;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code asymnvm status --host H --port P [--json]}: the operational state of a running backend, one line per
+ * frontend (attached, attach epoch, applied transaction, quarantine with ring, offset, expected and actual values,
+ * replay fault). One control call ({@link ControlMessageLayout#KIND_STATUS}); it does not attach as a frontend, so
+ * an operator can run it beside the frontends. It shows operational state only (no data, no log contents).
+ * Exit 0 when every listed frontend can be served, 1 when one is quarantined or its replay stopped.
+ */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Show a running backend's frontends: attached, epoch, applied tx, quarantine (exit 1 if any).")
+public final class StatusCommand implements Callable<Integer> {
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "backend host (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", required = true, description = "backend port")
+    int port;
+
+    @Option(names = "--json", description = "print the backend's JSON answer")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " outside [1, 65535]");
+        }
+        byte[] reply;
+        try (TcpFabric fabric = new TcpFabric(host, port); FabricConnection c = fabric.connect()) {
+            reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_STATUS, -1, 0)).await().bytes();
+        }
+        String text = new String(reply, StandardCharsets.UTF_8);
+        JsonNode status = new ObjectMapper().readTree(text);
+        PrintWriter out = spec.commandLine().getOut();
+        if (!json) {
+            out.printf("backend %s:%d: epoch %d, image %s, %d frontend slots%n", host, port,
+                    status.path("backend_epoch").asLong(), status.path("identity").asText(),
+                    status.path("max_frontends").asInt());
+        }
+        boolean healthy = print(status, json ? null : out);
+        if (json) {
+            out.println(text);
+        }
+        out.flush();
+        return healthy ? 0 : 1;
+    }
+
+    /** Prints {@code status} as text to {@code out} (if not null); returns whether every frontend can be served. */
+    static boolean print(JsonNode status, PrintWriter out) {
+        boolean healthy = true;
+        for (JsonNode f : status.path("frontends")) {
+            boolean quarantined = f.path("quarantined").asBoolean();
+            String fault = f.path("replay_fault").isNull() ? null : f.path("replay_fault").asText(null);
+            healthy &= !quarantined && fault == null;
+            if (out == null) {
+                continue;
+            }
+            out.printf("frontend %d: %s, attach epoch %d, applied tx %d%s%s%n", f.path("id").asInt(),
+                    f.path("attached").asBoolean() ? "attached" : "not attached", f.path("attach_epoch").asLong(),
+                    f.path("applied_tx").asLong(),
+                    quarantined ? ", QUARANTINED: " + f.path("quarantine").path("message").asText() : "",
+                    fault != null ? ", replay stopped: " + fault : "");
+        }
+        return healthy;
+    }
+}
