@@ -33,6 +33,7 @@ public final class BackendConfiguration {
     private final MappedRegion.MapMode mapMode;
     private final PersistenceDomain persistenceDomain;
     private final boolean ddio;
+    private final int slabQuota;
 
     private BackendConfiguration(Builder b) {
         this.pmFile = b.pmFile;
@@ -47,6 +48,7 @@ public final class BackendConfiguration {
         this.mapMode = b.mapMode;
         this.persistenceDomain = b.persistenceDomain;
         this.ddio = b.ddio;
+        this.slabQuota = b.slabQuota;
     }
 
     public static Builder builder(Path pmFile) {
@@ -102,6 +104,14 @@ public final class BackendConfiguration {
         return ddio;
     }
 
+    /**
+     * The most slabs one frontend may hold ({@code --slab-quota}); 0 = no limit, the default, so that a single
+     * frontend can use the whole heap. Set it when several frontends share a backend.
+     */
+    public int slabQuota() {
+        return slabQuota;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -116,6 +126,7 @@ public final class BackendConfiguration {
         private MappedRegion.MapMode mapMode = MappedRegion.MapMode.FILE;
         private PersistenceDomain persistenceDomain = PersistenceDomain.ADR;
         private boolean ddio = true;
+        private int slabQuota;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -172,6 +183,12 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** The most slabs one frontend may hold; 0 = no limit. */
+        public Builder slabQuota(int v) {
+            slabQuota = v;
+            return this;
+        }
+
         public BackendConfiguration conclude() {
             Checks.requirePowerOfTwo("page size", pageSize);
             Checks.requireRange("page size", pageSize, 512, 1 << 20);
@@ -181,6 +198,7 @@ public final class BackendConfiguration {
             Checks.requireRange("slab size", slabSize, pageSize, 1L << 30);
             Checks.requireRange("max frontends", maxFrontends, 1, MAX_FRONTENDS_LIMIT);
             Checks.requireRange("port", port, -1, 65535);
+            Checks.requireRange("slab quota per frontend (0 = no limit)", slabQuota, 0, Integer.MAX_VALUE);
             Checks.requirePositive("semantic ring capacity", semRingCapacity);
             Checks.requireMultipleOf("semantic ring capacity", semRingCapacity, pageSize);
             Checks.requireRange("semantic ring capacity", semRingCapacity, 4L * LogRecordLayout.ALIGNMENT, 1L << 30);
@@ -200,6 +218,6 @@ public final class BackendConfiguration {
     public String toString() {
         return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
                 + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
-                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + "]";
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", slabQuota=" + slabQuota + "]";
     }
 }

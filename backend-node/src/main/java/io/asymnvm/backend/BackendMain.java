@@ -43,10 +43,14 @@ public final class BackendMain implements Callable<Integer> {
     @Option(names = "--ddio", defaultValue = "true", negatable = true, description = "Whether DDIO is on. Default: ${DEFAULT-VALUE}.")
     boolean ddio;
 
+    @Option(names = "--slab-quota", defaultValue = "0", description = "Most slabs one frontend may hold; 0 = no limit. Default: ${DEFAULT-VALUE}.")
+    int slabQuota;
+
     @Override
     public Integer call() throws Exception {
         BackendConfiguration config = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
-                .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio).conclude();
+                .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
+                .slabQuota(slabQuota).conclude();
         BackendNode node = BackendNode.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -44,6 +44,7 @@ public final class BackendNode implements AutoCloseable {
     private final TcpNicServer tcp;
     private final LocalFabric local;
     private final CatalogIndex catalog;
+    private final SlabTable slabs;
     private volatile boolean closed;
 
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
@@ -57,7 +58,8 @@ public final class BackendNode implements AutoCloseable {
         try {
             PersistentRegion region = image.region();
             Superblock sb = image.superblock();
-            SlabTable slabs = new SlabTable(region, sb);
+            SlabTable slabs = new SlabTable(region, sb, config.slabQuota());
+            this.slabs = slabs;
             this.logs = new FrontendLog[sb.maxFrontends()];
             for (int f = 0; f < logs.length; f++) {
                 logs[f] = new FrontendLog(f, region, sb);
@@ -162,6 +164,11 @@ public final class BackendNode implements AutoCloseable {
 
     public void awaitReplayed() {
         replayer.awaitReplayed();
+    }
+
+    /** The slab owner table (grants, returns, quota). */
+    public SlabTable slabs() {
+        return slabs;
     }
 
     /** The catalog of named roots (opened on first use). */

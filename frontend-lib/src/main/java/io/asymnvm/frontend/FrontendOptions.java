@@ -20,6 +20,7 @@ public final class FrontendOptions {
     private final long embeddedSizeBytes;
     private final int readAheadPages;
     private final boolean verifyCache;
+    private final boolean returnEmptySlabs;
 
     private FrontendOptions(Builder b) {
         cacheBytes = b.cacheBytes;
@@ -32,6 +33,7 @@ public final class FrontendOptions {
         embeddedSizeBytes = b.embeddedSizeBytes;
         readAheadPages = b.readAheadPages;
         verifyCache = b.verifyCache;
+        returnEmptySlabs = b.returnEmptySlabs;
     }
 
     public static FrontendOptions defaults() {
@@ -80,6 +82,11 @@ public final class FrontendOptions {
         return verifyCache;
     }
 
+    /** Whether slabs whose blocks are all free go back to the backend (default true). */
+    public boolean returnEmptySlabs() {
+        return returnEmptySlabs;
+    }
+
     public int readAheadPages() {
         return readAheadPages;
     }
@@ -96,6 +103,7 @@ public final class FrontendOptions {
         private long embeddedSizeBytes = 256L << 20;
         private int readAheadPages = 4;
         private boolean verifyCache = Boolean.getBoolean(VERIFY_CACHE_PROPERTY);
+        private boolean returnEmptySlabs = true;
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -140,6 +148,12 @@ public final class FrontendOptions {
          * extra reads; meant for tests, drills and CI. Default: the system property
          * {@value FrontendOptions#VERIFY_CACHE_PROPERTY}.
          */
+        /** Return slabs whose blocks are all free to the backend, off the commit path (default true). */
+        public Builder returnEmptySlabs(boolean v) {
+            returnEmptySlabs = v;
+            return this;
+        }
+
         public Builder verifyCache(boolean v) {
             verifyCache = v;
             return this;
