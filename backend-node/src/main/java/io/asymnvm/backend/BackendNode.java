@@ -84,7 +84,8 @@ public final class BackendNode implements AutoCloseable {
             Path catalogFile = provided == null
                     ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
                     : null;
-            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs);
+            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs,
+                    replayer::betweenBatches);
             this.nic = new EmulatedNic(regions,
                     new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog),
                     config.persistenceDomain());

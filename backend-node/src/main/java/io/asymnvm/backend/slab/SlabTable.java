@@ -31,6 +31,8 @@ public final class SlabTable {
     private final Superblock sb;
     private final int[] owners;
     private final int[] held;
+    /** Each frontend's first (lowest) slab, -1 if none: grants never go below it and it is never returned. */
+    private final int[] first;
     private final int quota;
 
     public SlabTable(PersistentRegion region, Superblock sb) {
@@ -47,6 +49,8 @@ public final class SlabTable {
         this.quota = quota;
         this.owners = new int[Math.toIntExact(sb.slabCount())];
         this.held = new int[sb.maxFrontends()];
+        this.first = new int[sb.maxFrontends()];
+        Arrays.fill(first, -1);
         for (int i = 0; i < owners.length; i++) {
             long word = region.getLongVolatile(SlabTableLayout.entryOffset(sb.slabTableOffset(), i));
             // check the whole word: ownerOf truncates to int, so a flipped high bit would pass as free or owned
@@ -58,7 +62,9 @@ public final class SlabTable {
             }
             owners[i] = SlabTableLayout.ownerOf(word);
             if (owners[i] >= 0) {
-                held[owners[i]]++;
+                if (held[owners[i]]++ == 0) {
+                    first[owners[i]] = i;
+                }
             }
         }
     }
@@ -68,21 +74,23 @@ public final class SlabTable {
             throw new AsymNvmException(ErrorCode.QUOTA_EXCEEDED, "frontend " + frontendId + " holds "
                     + held[frontendId] + " slabs, quota " + quota);
         }
-        int first = firstOwned(frontendId);
-        for (int i = first + 1; i < owners.length; i++) {
+        int home = first[frontendId];
+        for (int i = home + 1; i < owners.length; i++) {
             if (owners[i] < 0) {
                 initialise(i);
                 long entry = SlabTableLayout.entryOffset(sb.slabTableOffset(), i);
                 region.putLongVolatile(entry, SlabTableLayout.ownerWord(frontendId));
                 region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
                 owners[i] = frontendId;
-                held[frontendId]++;
+                if (held[frontendId]++ == 0) {
+                    first[frontendId] = i;
+                }
                 return i;
             }
         }
-        long below = first < 0 ? 0 : Arrays.stream(owners, 0, first).filter(o -> o < 0).count();
+        long below = home < 0 ? 0 : Arrays.stream(owners, 0, home).filter(o -> o < 0).count();
         throw new AsymNvmException(ErrorCode.NO_SPACE, "no free slab" + (below == 0 ? ": all " + owners.length
-                + " slabs of " + sb.slabSize() + " bytes are granted" : " above slab " + first + ", the first slab "
+                + " slabs of " + sb.slabSize() + " bytes are granted" : " above slab " + home + ", the first slab "
                 + "of frontend " + frontendId + " (" + below + " free slabs lie below it, where its root and "
                 + "directory words could not stay first)"));
     }
@@ -121,7 +129,7 @@ public final class SlabTable {
             throw new AsymNvmException(ErrorCode.ACCESS_DENIED, "frontend " + frontendId + " returns slab " + slab
                     + ", which " + (owners[s] < 0 ? "is free" : "belongs to frontend " + owners[s]));
         }
-        if (firstOwned(frontendId) == s) {
+        if (first[frontendId] == s) {
             throw new AsymNvmException(ErrorCode.BAD_REQUEST, "frontend " + frontendId + " returns slab " + slab
                     + ", its first slab (it holds its root and directory words)");
         }
@@ -140,13 +148,9 @@ public final class SlabTable {
         held[frontendId]--;
     }
 
-    private int firstOwned(int frontendId) {
-        for (int i = 0; i < owners.length; i++) {
-            if (owners[i] == frontendId) {
-                return i;
-            }
-        }
-        return -1;
+    /** The frontend's first (lowest) slab, which holds its root and directory words; -1 if it holds none. */
+    public synchronized int firstSlabOf(int frontendId) {
+        return first[frontendId];
     }
 
     public synchronized long[] ownedBy(int frontendId) {
