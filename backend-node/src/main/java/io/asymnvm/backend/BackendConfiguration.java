@@ -38,6 +38,7 @@ public final class BackendConfiguration {
     private final Path credentialsFile;
     private final boolean insecure;
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
+    private final int slabQuota;
 
     private BackendConfiguration(Builder b) {
         this.tls = b.tls;
@@ -56,6 +57,7 @@ public final class BackendConfiguration {
         this.persistenceDomain = b.persistenceDomain;
         this.ddio = b.ddio;
         this.serverLimits = b.serverLimits;
+        this.slabQuota = b.slabQuota;
     }
 
     public static Builder builder(Path pmFile) {
@@ -141,6 +143,14 @@ public final class BackendConfiguration {
         return tls;
     }
 
+    /**
+     * The most slabs one frontend may hold ({@code --slab-quota}); 0 = no limit, the default, so that a single
+     * frontend can use the whole heap. Set it when several frontends share a backend.
+     */
+    public int slabQuota() {
+        return slabQuota;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -159,6 +169,7 @@ public final class BackendConfiguration {
         private Path credentialsFile;
         private boolean insecure;
         private io.asymnvm.core.fabric.tcp.TcpTls tls;
+        private int slabQuota;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -239,6 +250,12 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** The most slabs one frontend may hold; 0 = no limit. */
+        public Builder slabQuota(int v) {
+            slabQuota = v;
+            return this;
+        }
+
         public BackendConfiguration conclude() {
             if (insecure && credentialsFile != null) {
                 throw new IllegalArgumentException("credentials file " + credentialsFile
@@ -252,6 +269,7 @@ public final class BackendConfiguration {
             Checks.requireRange("slab size", slabSize, pageSize, 1L << 30);
             Checks.requireRange("max frontends", maxFrontends, 1, MAX_FRONTENDS_LIMIT);
             Checks.requireRange("port", port, -1, 65535);
+            Checks.requireRange("slab quota per frontend (0 = no limit)", slabQuota, 0, Integer.MAX_VALUE);
             Checks.requirePositive("semantic ring capacity", semRingCapacity);
             Checks.requireMultipleOf("semantic ring capacity", semRingCapacity, pageSize);
             Checks.requireRange("semantic ring capacity", semRingCapacity, 4L * LogRecordLayout.ALIGNMENT, 1L << 30);
@@ -275,6 +293,6 @@ public final class BackendConfiguration {
     public String toString() {
         return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
                 + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
-                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + "]";
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + ", slabQuota=" + slabQuota + "]";
     }
 }

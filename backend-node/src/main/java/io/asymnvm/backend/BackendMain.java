@@ -110,11 +110,14 @@ public final class BackendMain implements Callable<Integer> {
             description = "Mutual TLS: clients must present a certificate signed by these CAs (PEM).")
     Path tlsClientCa;
 
+    @Option(names = "--slab-quota", defaultValue = "0", description = "Most slabs one frontend may hold; 0 = no limit. Default: ${DEFAULT-VALUE}.")
+    int slabQuota;
+
     @Override
     public Integer call() throws Exception {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
-                .serverLimits(serverLimits());
+                .serverLimits(serverLimits()).slabQuota(slabQuota);
         if (credentials != null) {
             builder.credentials(credentials);
         }

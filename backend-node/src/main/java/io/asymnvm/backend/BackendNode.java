@@ -49,6 +49,7 @@ public final class BackendNode implements AutoCloseable {
     private final LocalFabric local;
     private final CatalogIndex catalog;
     private final AttachAuthenticator authenticator;
+    private final SlabTable slabs;
     private volatile boolean closed;
 
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
@@ -64,7 +65,8 @@ public final class BackendNode implements AutoCloseable {
             PersistentRegion region = image.region();
             Superblock sb = image.superblock();
             TcpServerLimits serverLimits = ServerLimits.resolve(config.serverLimits(), sb); // before any replay
-            SlabTable slabs = new SlabTable(region, sb);
+            SlabTable slabs = new SlabTable(region, sb, config.slabQuota());
+            this.slabs = slabs;
             this.logs = new FrontendLog[sb.maxFrontends()];
             for (int f = 0; f < logs.length; f++) {
                 logs[f] = new FrontendLog(f, region, sb);
@@ -89,7 +91,8 @@ public final class BackendNode implements AutoCloseable {
             Path catalogFile = provided == null
                     ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
                     : null;
-            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs);
+            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs,
+                    replayer::betweenBatches);
             this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
             this.nic = new EmulatedNic(regions,
                     new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog, authenticator),
@@ -171,6 +174,11 @@ public final class BackendNode implements AutoCloseable {
 
     public void awaitReplayed() {
         replayer.awaitReplayed();
+    }
+
+    /** The slab owner table (grants, returns, quota). */
+    public SlabTable slabs() {
+        return slabs;
     }
 
     /** The catalog of named roots (opened on first use). */

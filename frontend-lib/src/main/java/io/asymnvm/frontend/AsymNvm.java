@@ -267,6 +267,15 @@ public final class AsymNvm implements AutoCloseable {
         engine.sync();
     }
 
+    /**
+     * Returns the slabs whose blocks are all free to the backend now, as far as their last writers are applied
+     * (otherwise it happens lazily in the background; see {@link FrontendOptions.Builder#returnEmptySlabs}). Returns
+     * how many slabs were probed or returned.
+     */
+    public int returnEmptySlabs() {
+        return engine.returnEmptySlabs();
+    }
+
     public int frontendId() {
         return engine.frontendId();
     }

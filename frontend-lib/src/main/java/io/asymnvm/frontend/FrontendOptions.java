@@ -22,6 +22,7 @@ public final class FrontendOptions {
     private final boolean verifyCache;
     private final java.nio.file.Path credentials;
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
+    private final boolean returnEmptySlabs;
 
     private FrontendOptions(Builder b) {
         tls = b.tls;
@@ -36,6 +37,7 @@ public final class FrontendOptions {
         embeddedSizeBytes = b.embeddedSizeBytes;
         readAheadPages = b.readAheadPages;
         verifyCache = b.verifyCache;
+        returnEmptySlabs = b.returnEmptySlabs;
     }
 
     public static FrontendOptions defaults() {
@@ -84,6 +86,11 @@ public final class FrontendOptions {
         return verifyCache;
     }
 
+    /** Whether slabs whose blocks are all free go back to the backend (default true). */
+    public boolean returnEmptySlabs() {
+        return returnEmptySlabs;
+    }
+
     public int readAheadPages() {
         return readAheadPages;
     }
@@ -94,7 +101,8 @@ public final class FrontendOptions {
                 .redoBatch(redoBatchTransactions, redoBatchBytes, redoMaxDelayMicros)
                 .pollIntervalMicros(pollIntervalMicros).asyncFlushMicros(asyncFlushMicros)
                 .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
-                .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls);
+                .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls)
+                .returnEmptySlabs(returnEmptySlabs);
         return b.credentials(file).conclude();
     }
 
@@ -128,6 +136,8 @@ public final class FrontendOptions {
             tls = v;
             return this;
         }
+
+        private boolean returnEmptySlabs = true;
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -163,6 +173,12 @@ public final class FrontendOptions {
 
         public Builder readAheadPages(int v) {
             readAheadPages = v;
+            return this;
+        }
+
+        /** Return slabs whose blocks are all free to the backend, off the commit path (default true). */
+        public Builder returnEmptySlabs(boolean v) {
+            returnEmptySlabs = v;
             return this;
         }
 

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 256-slot index kept in PM (256 KiB slabs, at least 20 granted per run, 200 in the slow profile), allocated, partly rewritten, moved (allocate + copy + free in one transaction), freed,
  * and written by transactions that then abort, against a byte-array oracle; caches from 64 KiB to 64 MiB,
  * read-ahead 0 to 16, local and tcp, with clean reopens, frontend crashes (recovery re-executes) and backend
- * restarts interleaved. Every slot is compared after each of those and at the end. Seeded: a failure prints the
+ * restarts interleaved; halfway every block is freed and the emptied slabs are returned. Every slot is compared after each of those and at the end. Seeded: a failure prints the
  * seed, the configuration and a command that replays it ({@code -Dasymnvm.seed=S}).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -55,6 +55,9 @@ class RandomizedTransactionTest {
 
         @PersistentTransaction
         void rewriteThenFail(int slot, int offset, int length, long seed);
+
+        @PersistentTransaction
+        void freeAll(int slots);
 
         @PersistentTransaction(readOnly = true)
         byte[] read(int slot, int size);
@@ -116,6 +119,18 @@ class RandomizedTransactionTest {
         }
 
         @Override
+        public void freeAll(int slots) {
+            Transaction tx = Transaction.current();
+            for (int s = 0; s < slots; s++) {
+                long a = tx.readLong(slotAt(tx, s));
+                if (a != 0) {
+                    tx.free(a);
+                    tx.writeLong(slotAt(tx, s), 0);
+                }
+            }
+        }
+
+        @Override
         public void rewriteThenFail(int slot, int offset, int length, long seed) {
             rewrite(slot, offset, length, seed);
             throw new IllegalStateException("abort after rewriting slot " + slot);
@@ -170,6 +185,7 @@ class RandomizedTransactionTest {
             Run run = new Run(c, dir.resolve("run-" + i), slots);
             summary.add(c + " -> " + run.go(ops, minGrants));
             assertTrue(run.grants >= minGrants, "only " + run.grants + " slab grants in " + c);
+            assertTrue(run.returns > 0, "no empty slab was returned in " + c);
         }
         System.out.println("randomized Transaction runs (first seed " + first + "):");
         summary.forEach(s -> System.out.println("  " + s));
@@ -188,6 +204,7 @@ class RandomizedTransactionTest {
         private int done;
         private int events;
         private long grants;
+        private long returns;
 
         Run(Config config, Path dir, int slots) {
             this.config = config;
@@ -205,14 +222,19 @@ class RandomizedTransactionTest {
                 open();
                 blocks.createIndex(slots);
                 for (int i = 0; i < count || grants + nvm.stats().slabGrants() < minGrants && i < 4 * count; i++) {
-                    step();
+                    if (i == count / 2) {
+                        drain();
+                    } else {
+                        step();
+                    }
                     done++;
                 }
                 check("the end");
                 grants += nvm.stats().slabGrants();
+                returns += nvm.stats().slabReturns();
                 nvm.close();
                 backend.close();
-                return done + " operations, " + events + " reopens/crashes/restarts, " + grants + " slab grants";
+                return done + " operations, " + events + " reopens/crashes/restarts, " + grants + " slab grants, " + returns + " slab returns";
             } catch (Throwable t) {
                 if (nvm != null) {
                     nvm.crash();
@@ -240,6 +262,7 @@ class RandomizedTransactionTest {
             if (dice < 6) {
                 events++;
                 grants += nvm.stats().slabGrants();
+                returns += nvm.stats().slabReturns();
                 switch (dice % 3) {
                     case 0 -> {
                         lastOp = "clean reopen";
@@ -303,6 +326,19 @@ class RandomizedTransactionTest {
                 lastOp = "read of slot " + slot;
                 expect(Arrays.equals(oracle[slot], blocks.read(slot, oracle[slot].length)), lastOp);
             }
+        }
+
+        /**
+         * Frees every block in one transaction, then has the emptied slabs returned at once (they go back lazily
+         * otherwise, and the next allocations would take most of them into use again first).
+         */
+        private void drain() {
+            lastOp = "free of every block, then slab returns";
+            blocks.freeAll(slots);
+            Arrays.fill(oracle, null);
+            nvm.sync();
+            nvm.returnEmptySlabs();
+            check(lastOp);
         }
 
         private void check(String when) {

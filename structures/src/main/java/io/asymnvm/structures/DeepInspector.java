@@ -127,6 +127,7 @@ public final class DeepInspector implements HeapInspector {
         }
         long pos = SlabHeaderLayout.HEADER_LENGTH;
         Set<Long> met = new HashSet<>();
+        long allocated = 0;
         while (pos < bump) {
             long payload = slab + pos + SlabHeaderLayout.BLOCK_HEADER_LENGTH;
             int c = SlabHeaderLayout.sizeClassOf(tx.readLong(slab + pos));
@@ -134,6 +135,7 @@ public final class DeepInspector implements HeapInspector {
             if (c >= 0) {
                 size = SlabHeaderLayout.blockSize(c);
                 blocks.put(payload, new Allocated(payload, slab + pos + size, frontend));
+                allocated++;
             } else if (free.containsKey(payload)) {
                 size = SlabHeaderLayout.blockSize(free.get(payload));
                 met.add(payload);
@@ -147,6 +149,12 @@ public final class DeepInspector implements HeapInspector {
         }
         if (pos != bump) {
             problems.add(at + ": blocks end at offset " + pos + ", expected the bump offset " + bump);
+        }
+        long live = tx.readLong(slab + SlabHeaderLayout.LIVE_OFFSET);
+        if (live != SlabHeaderLayout.LIVE_UNCOUNTED && live != allocated + SlabHeaderLayout.LIVE_EMPTY) {
+            problems.add(at + ": live word at " + (slab + SlabHeaderLayout.LIVE_OFFSET) + " expected "
+                    + (allocated + SlabHeaderLayout.LIVE_EMPTY) + " (" + allocated + " allocated blocks + 1), actual "
+                    + live);
         }
         for (long b : free.keySet()) {
             if (!met.contains(b)) {

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * seed: structure, local or tcp fabric, page cache from 64 KiB (evicts all the time) to 64 MiB, read-ahead 0, 1, 4
  * or 16 pages; and interleaves clean reopens, frontend crashes (the next incarnation recovers) and backend
  * restarts. Small slabs make every run cross many slab and page boundaries (at least 20 slab grants; one run with
- * default options too). After every reopen or recovery and at the end, every key, a full ordered scan and each
+ * default options too); halfway, every key is removed and the slabs that emptied are returned. After every reopen or recovery and at the end, every key, a full ordered scan and each
  * structure's {@code verify()} are compared; every run ends with {@code inspect --deep} of the image.
  *
  * <p>A failure names the seed, the configuration and the operation, and a one-line command that replays it:
@@ -178,7 +178,7 @@ class RandomizedMapTest {
     }
 
     /** State counts of one run, for the evidence. */
-    record Counts(long ops, long slabGrants, int reopens, int crashes, int restarts, long bytesWritten) {
+    record Counts(long ops, long slabGrants, long slabReturns, int reopens, int crashes, int restarts, long bytesWritten) {
     }
 
     @TempDir
@@ -211,6 +211,7 @@ class RandomizedMapTest {
             summary.add(c + " -> " + n + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
             if (!c.defaults()) {
                 assertTrue(n.slabGrants() >= minGrants, "only " + n.slabGrants() + " slab grants in " + c);
+                assertTrue(n.slabReturns() > 0, "no slab emptied by removing every key was returned in " + c);
             }
         }
         System.out.println("randomized model runs (first seed " + first + "):");
@@ -231,6 +232,7 @@ class RandomizedMapTest {
         private Ops ops;
         private long done;
         private long grants;
+        private long returns;
         private int reopens;
         private int crashes;
         private int restarts;
@@ -255,7 +257,11 @@ class RandomizedMapTest {
                 node = BackendNode.start(backend);
                 open();
                 for (int i = 0; i < count || grants + nvm.stats().slabGrants() < minGrants && i < 4 * count; i++) {
-                    step(i);
+                    if (i == count / 2) {
+                        drain();
+                    } else {
+                        step(i);
+                    }
                 }
                 check("the end");
                 closeAll();
@@ -263,7 +269,7 @@ class RandomizedMapTest {
                 if (!deep.ok()) {
                     throw new AssertionError("inspect --deep after the run: " + deep.problems());
                 }
-                return new Counts(done, grants, reopens, crashes, restarts, bytes);
+                return new Counts(done, grants, returns, reopens, crashes, restarts, bytes);
             } catch (Throwable t) {
                 closeQuietly();
                 fail("randomized run failed at operation " + done + " (" + lastOp + "), " + config
@@ -286,6 +292,7 @@ class RandomizedMapTest {
                 lastOp = "clean reopen";
                 reopens++;
                 grants += nvm.stats().slabGrants();
+                returns += nvm.stats().slabReturns();
                 nvm.close();
                 open();
                 check(lastOp);
@@ -293,6 +300,7 @@ class RandomizedMapTest {
                 lastOp = "frontend crash and recovery";
                 crashes++;
                 grants += nvm.stats().slabGrants();
+                returns += nvm.stats().slabReturns();
                 nvm.crash();
                 open();
                 nvm.recover();
@@ -301,6 +309,7 @@ class RandomizedMapTest {
                 lastOp = "backend restart";
                 restarts++;
                 grants += nvm.stats().slabGrants();
+                returns += nvm.stats().slabReturns();
                 int port = node.port();
                 nvm.close();
                 node.close();
@@ -375,6 +384,21 @@ class RandomizedMapTest {
             done++;
         }
 
+        /**
+         * Removes every key of the structure under test (their blobs are freed), then has the slabs that emptied
+         * returned at once (they go back lazily otherwise); the node pools keep their extents.
+         */
+        private void drain() {
+            lastOp = "removal of every key, then slab returns";
+            for (String key : new ArrayList<>(oracle.keySet())) {
+                expect(ops.remove(key), "remove of " + describe(key));
+                oracle.remove(key);
+            }
+            nvm.sync();
+            nvm.returnEmptySlabs();
+            check(lastOp);
+        }
+
         /** A key not in the oracle: a size from the boundary list, random printable content. */
         private String newKey() {
             int size = KEY_SIZES[random.nextInt(KEY_SIZES.length)];
@@ -442,6 +466,7 @@ class RandomizedMapTest {
 
         private void closeAll() {
             grants += nvm.stats().slabGrants();
+            returns += nvm.stats().slabReturns();
             nvm.close();
             nvm = null;
             node.close();

@@ -23,6 +23,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The backend's catalog of named roots (DESIGN §6): name → owning frontend, type, codecs, root address, indexed
@@ -31,7 +33,10 @@ import java.util.TreeMap;
  * <p>Chronicle Map does not promise durability, so the PM image stays the authority: each frontend's root
  * directory (a block in its heap, updated in the same transaction that creates a structure) is what the index is
  * checked against. After an unclean shutdown the index file is discarded and rebuilt from those directories; after
- * a clean one it is reopened and verified, and rebuilt on any difference. The index is opened lazily, on the first
+ * a clean one it is reopened and verified, and rebuilt on any difference. Either way the index is then complete
+ * for the directories as they stand; it notes each frontend's directory state (first slab, address, entry count)
+ * and walks a directory again only when that state changed, so a lookup of an absent name reads a few words per
+ * frontend instead of every directory. The index is opened lazily, on the first
  * catalog call (opening Chronicle Map costs about two seconds of code generation), and needs the JVM flags listed
  * in the README; without them catalog calls fail with {@code CATALOG_UNAVAILABLE} and everything else works.
  */
@@ -46,21 +51,45 @@ public final class CatalogIndex implements AutoCloseable {
     private final SlabTable slabs;
     private ChronicleMap<String, byte[]> map;
     private final Map<String, List<Integer>> duplicates = new HashMap<>();
+    private final Consumer<Runnable> betweenBatches;
+    /** Per frontend, the directory state the index reflects; null: not walked yet, or not completely. */
+    private final Seen[] seen;
+    private final AtomicLong directoryWalks = new AtomicLong();
+
+    /**
+     * What identifies the content of a frontend's root directory: entries are only ever appended (the count grows)
+     * and a directory that grows moves to a new block, so an unchanged triple means unchanged names.
+     */
+    private record Seen(int firstSlab, long directory, int count) {
+    }
 
     /** {@code file} null: an in-memory index (regions without a file, e.g. simulated PM). */
     public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
                         SlabTable slabs) {
+        this(file, previousShutdownClean, region, sb, slabs, Runnable::run);
+    }
+
+    /**
+     * {@code betweenBatches} runs an action while no redo batch is being applied (the replayer's), so a directory
+     * is never read half-updated.
+     */
+    public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
+                        SlabTable slabs, Consumer<Runnable> betweenBatches) {
         this.file = file;
         this.previousShutdownClean = previousShutdownClean;
         this.region = region;
         this.sb = sb;
         this.slabs = slabs;
+        this.betweenBatches = betweenBatches;
+        this.seen = new Seen[sb.maxFrontends()];
     }
 
     /**
      * The entry of {@code name}: a root, a claim (address 0: its owner is creating it), or null. A miss, or a
-     * claim, re-reads the PM root directories first: names created by transactions (structure handles resolve and
-     * create their roots inside user transactions) are indexed once applied.
+     * claim, first brings the index up to date with the PM root directories that changed since it last read them
+     * (names created by transactions are indexed once applied, also when their owner's bind never arrived, e.g.
+     * it crashed first). A directory is walked only if its first-slab, address or count changed: once the index is
+     * complete (after opening, and after each catch-up), a name that is absent costs no directory walk.
      */
     public synchronized CatalogEntry lookup(String name) {
         ChronicleMap<String, byte[]> m = open();
@@ -70,19 +99,50 @@ public final class CatalogIndex implements AutoCloseable {
             if (e.entry().address() != 0) {
                 return e;
             }
-            // a claim: the owner's creating transaction may have been applied since
-            CatalogEntry created = scanDirectories().get(name);
-            if (created == null || created.owner() != e.owner()) {
-                return e;
+        }
+        catchUp(m); // a miss, or a claim whose creating transaction may have been applied since
+        v = m.get(name);
+        return v == null ? null : decode(name, v);
+    }
+
+    /** Root directories walked so far (whole walks of one frontend's directory), for tools and tests. */
+    public long directoryWalks() {
+        return directoryWalks.get();
+    }
+
+    /** Walks the directories whose state differs from what the index reflects and indexes what they hold. */
+    private void catchUp(ChronicleMap<String, byte[]> m) {
+        betweenBatches.accept(() -> {
+            for (int f = 0; f < seen.length; f++) {
+                Seen now = stateOf(f);
+                if (now.equals(seen[f])) {
+                    continue;
+                }
+                Walk w = walk(f, now);
+                for (RootDirectoryLayout.Entry e : w.entries()) {
+                    index(m, new CatalogEntry(f, e));
+                }
+                seen[f] = w.complete() ? now : null;
             }
-            m.put(name, encode(created));
-            return created;
-        }
-        CatalogEntry found = scanDirectories().get(name);
-        if (found != null) {
+        });
+    }
+
+    /** Indexes a name found in a directory: new, or replacing its owner's claim; another owner's is a duplicate. */
+    private void index(ChronicleMap<String, byte[]> m, CatalogEntry found) {
+        String name = found.entry().name();
+        byte[] v = m.get(name);
+        if (v == null) {
             m.put(name, encode(found));
+            return;
         }
-        return found;
+        CatalogEntry current = decode(name, v);
+        if (current.owner() == found.owner()) {
+            if (current.entry().address() == 0) {
+                m.put(name, encode(found));
+            }
+        } else if (current.entry().address() != 0) {
+            duplicate(name, current, found);
+        }
     }
 
     /**
@@ -99,11 +159,8 @@ public final class CatalogIndex implements AutoCloseable {
         ChronicleMap<String, byte[]> m = open();
         byte[] existing = m.get(entry.name());
         if (existing == null) {
-            CatalogEntry created = scanDirectories().get(entry.name());
-            if (created != null) {
-                m.put(entry.name(), encode(created));
-                existing = encode(created);
-            }
+            catchUp(m);
+            existing = m.get(entry.name());
         }
         if (existing != null) {
             CatalogEntry e = decode(entry.name(), existing);
@@ -220,46 +277,77 @@ public final class CatalogIndex implements AutoCloseable {
         }
     }
 
-    /** Walks every frontend's root directory in the PM heap (the authority). Skips malformed directories. */
-    public Map<String, CatalogEntry> scanDirectories() {
+    /**
+     * Walks every frontend's root directory in the PM heap (the authority). Skips malformed directories. The index
+     * is then known to reflect these directories (until they change).
+     */
+    public synchronized Map<String, CatalogEntry> scanDirectories() {
         Map<String, CatalogEntry> out = new HashMap<>();
-        long heapSize = sb.slabCount() * sb.slabSize();
-        for (int f = 0; f < sb.maxFrontends(); f++) {
-            long[] owned = slabs.ownedBy(f);
-            if (owned.length == 0) {
-                continue;
-            }
-            long dir = region.getLong(sb.slabOffset(owned[0]) + SlabHeaderLayout.DIRECTORY_OFFSET);
-            if (dir == 0) {
-                continue;
-            }
-            if (dir < 0 || dir > heapSize - RootDirectoryLayout.ENTRIES_OFFSET
-                    || region.getLong(sb.heapOffset() + dir) != RootDirectoryLayout.MAGIC) {
-                LOG.warn("frontend {}: no root directory at heap address {}; its names are not indexed", f, dir);
-                continue;
-            }
-            long at = sb.heapOffset() + dir;
-            int count = region.getInt(at + RootDirectoryLayout.COUNT_OFFSET);
-            int capacity = region.getInt(at + RootDirectoryLayout.CAPACITY_OFFSET);
-            if (count < 0 || count > capacity || dir + RootDirectoryLayout.blockLength(capacity) > heapSize) {
-                LOG.warn("frontend {}: root directory at {} has count {} / capacity {}; skipped", f, dir, count,
-                        capacity);
-                continue;
-            }
-            for (int i = 0; i < count; i++) {
-                try {
-                    RootDirectoryLayout.Entry e = RootDirectoryLayout.decodeEntry(
-                            region.read(at + RootDirectoryLayout.entryOffset(i), RootDirectoryLayout.ENTRY_LENGTH));
+        betweenBatches.accept(() -> {
+            for (int f = 0; f < sb.maxFrontends(); f++) {
+                Seen now = stateOf(f);
+                Walk w = walk(f, now);
+                for (RootDirectoryLayout.Entry e : w.entries()) {
                     CatalogEntry first = out.putIfAbsent(e.name(), new CatalogEntry(f, e));
                     if (first != null) {
                         duplicate(e.name(), first, new CatalogEntry(f, e));
                     }
-                } catch (IllegalStateException bad) {
-                    LOG.warn("frontend {}: root directory entry {} unreadable: {}", f, i, bad.getMessage());
                 }
+                seen[f] = w.complete() ? now : null;
+            }
+        });
+        return out;
+    }
+
+    private record Walk(List<RootDirectoryLayout.Entry> entries, boolean complete) {
+    }
+
+    /** A frontend's first slab, directory address and entry count, read from PM (no entry is read). */
+    private Seen stateOf(int f) {
+        int first = slabs.firstSlabOf(f);
+        if (first < 0) {
+            return new Seen(-1, 0, 0);
+        }
+        long dir = region.getLong(sb.slabOffset(first) + SlabHeaderLayout.DIRECTORY_OFFSET);
+        long heapSize = sb.slabCount() * sb.slabSize();
+        boolean inHeap = dir > 0 && dir <= heapSize - RootDirectoryLayout.ENTRIES_OFFSET;
+        return new Seen(first, dir, inHeap ? region.getInt(sb.heapOffset() + dir + RootDirectoryLayout.COUNT_OFFSET)
+                : 0);
+    }
+
+    /** Reads every entry of frontend {@code f}'s directory; incomplete when something in it was unreadable. */
+    private Walk walk(int f, Seen state) {
+        long dir = state.directory();
+        if (state.firstSlab() < 0 || dir == 0) {
+            return new Walk(List.of(), true);
+        }
+        directoryWalks.incrementAndGet();
+        long heapSize = sb.slabCount() * sb.slabSize();
+        if (dir < 0 || dir > heapSize - RootDirectoryLayout.ENTRIES_OFFSET
+                || region.getLong(sb.heapOffset() + dir) != RootDirectoryLayout.MAGIC) {
+            LOG.warn("frontend {}: no root directory at heap address {}; its names are not indexed", f, dir);
+            return new Walk(List.of(), false);
+        }
+        long at = sb.heapOffset() + dir;
+        int count = region.getInt(at + RootDirectoryLayout.COUNT_OFFSET);
+        int capacity = region.getInt(at + RootDirectoryLayout.CAPACITY_OFFSET);
+        if (count < 0 || count > capacity || dir + RootDirectoryLayout.blockLength(capacity) > heapSize) {
+            LOG.warn("frontend {}: root directory at {} has count {} / capacity {}; skipped", f, dir, count,
+                    capacity);
+            return new Walk(List.of(), false);
+        }
+        List<RootDirectoryLayout.Entry> entries = new ArrayList<>(count);
+        boolean complete = true;
+        for (int i = 0; i < count; i++) {
+            try {
+                entries.add(RootDirectoryLayout.decodeEntry(
+                        region.read(at + RootDirectoryLayout.entryOffset(i), RootDirectoryLayout.ENTRY_LENGTH)));
+            } catch (IllegalStateException bad) {
+                LOG.warn("frontend {}: root directory entry {} unreadable: {}", f, i, bad.getMessage());
+                complete = false;
             }
         }
-        return out;
+        return new Walk(entries, complete);
     }
 
     private static byte[] encode(CatalogEntry e) {

@@ -91,6 +91,7 @@ public final class BackendControlHandler implements ControlHandler {
                 yield attach(session, frontendId, expectedEpoch);
             }
             case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
+            case ControlMessageLayout.KIND_RETURN_SLAB -> returnSlab(session, b.getLong());
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
             case ControlMessageLayout.KIND_STATUS -> BackendStatus.encode(sb, logs, sessions); // no attach needed
@@ -184,6 +185,14 @@ public final class BackendControlHandler implements ControlHandler {
         long slab = slabs.grant(frontendId);
         return ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
                 .putLong(slab).putLong(slab * sb.slabSize()).array();
+    }
+
+    /** Persisted in the slab table before the reply (see {@link SlabTable#release}). */
+    private byte[] returnSlab(NicSession session, long slab) {
+        int frontendId = requireAttached(session);
+        slabs.release(frontendId, slab);
+        LOG.debug("frontend {} returned slab {}", frontendId, slab);
+        return new byte[0];
     }
 
     private byte[] catalog(NicSession session, int kind, ByteBuffer b) {

@@ -215,6 +215,11 @@ public final class ReplayAgent implements Runnable {
         }
     }
 
+    /** Runs {@code action} while no redo batch is being applied (readers that need a whole-batch view). */
+    public synchronized void betweenBatches(Runnable action) {
+        action.run();
+    }
+
     public long batchesApplied() {
         return batchesApplied.get();
     }

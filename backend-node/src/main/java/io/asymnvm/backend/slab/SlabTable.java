@@ -1,6 +1,7 @@
 package io.asymnvm.backend.slab;
 
 import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.CorruptRecordException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.SlabHeaderLayout;
 import io.asymnvm.core.layout.SlabTableLayout;
@@ -10,54 +11,161 @@ import io.asymnvm.core.region.PersistentRegion;
 import java.util.Arrays;
 
 /**
- * The persistent slab owner table. A grant initializes the slab's allocator header, persists it, then stores
- * and persists the owner word, all before the reply: a crash leaves a slab either free or fully granted.
- * Owners are mirrored in DRAM for the replayer's per-write ownership checks. Thread-safe.
+ * The persistent slab owner table. Owners are mirrored in DRAM for the replayer's per-write ownership checks.
+ * Thread-safe.
+ *
+ * <p><b>Grant.</b> Refused with {@code QUOTA_EXCEEDED} when the frontend already holds its quota. Otherwise the
+ * lowest free slab above the frontend's first slab is taken (its first slab holds its root and directory words
+ * and must stay its lowest, so no grant goes below it). A slab granted before (nonzero magic) is cleaned first:
+ * the bytes its previous owner allocated are zeroed and persisted, then the allocator header is written and
+ * persisted, then the owner word is stored and persisted, all before the reply. A crash leaves the slab free, and
+ * a repeated grant redoes whatever cleaning the crash cut short; the new owner always sees zeroed memory.
+ *
+ * <p><b>Return.</b> {@link #release} takes a slab back only from its owner (else {@code ACCESS_DENIED}), never
+ * the owner's first slab, and only if its header, as replay left it in PM, says every block is free; the owner
+ * word is cleared and persisted (one atomic 8-byte store) before the reply, so a crash leaves the slab owned or
+ * free, never anything in between, and the owner learns which from the attach reply.
  */
 public final class SlabTable {
     private final PersistentRegion region;
     private final Superblock sb;
     private final int[] owners;
+    private final int[] held;
+    /** Each frontend's first (lowest) slab, -1 if none: grants never go below it and it is never returned. */
+    private final int[] first;
+    private final int quota;
 
     public SlabTable(PersistentRegion region, Superblock sb) {
+        this(region, sb, 0);
+    }
+
+    /** {@code quota}: the most slabs one frontend may hold, 0 = no limit. */
+    public SlabTable(PersistentRegion region, Superblock sb, int quota) {
+        if (quota < 0) {
+            throw new IllegalArgumentException("slab quota per frontend negative: " + quota);
+        }
         this.region = region;
         this.sb = sb;
+        this.quota = quota;
         this.owners = new int[Math.toIntExact(sb.slabCount())];
+        this.held = new int[sb.maxFrontends()];
+        this.first = new int[sb.maxFrontends()];
+        Arrays.fill(first, -1);
         for (int i = 0; i < owners.length; i++) {
             long word = region.getLongVolatile(SlabTableLayout.entryOffset(sb.slabTableOffset(), i));
             // check the whole word: ownerOf truncates to int, so a flipped high bit would pass as free or owned
             if (word < SlabTableLayout.FREE || word > SlabTableLayout.ownerWord(sb.maxFrontends() - 1)) {
-                throw new io.asymnvm.core.CorruptRecordException(region.name(),
+                throw new CorruptRecordException(region.name(),
                         SlabTableLayout.entryOffset(sb.slabTableOffset(), i), "slab owner word at most "
                         + SlabTableLayout.ownerWord(sb.maxFrontends() - 1),
                         SlabTableLayout.ownerWord(sb.maxFrontends() - 1), word);
             }
             owners[i] = SlabTableLayout.ownerOf(word);
+            if (owners[i] >= 0) {
+                if (held[owners[i]]++ == 0) {
+                    first[owners[i]] = i;
+                }
+            }
         }
     }
 
     public synchronized long grant(int frontendId) {
-        for (int i = 0; i < owners.length; i++) {
+        if (quota > 0 && held[frontendId] >= quota) {
+            throw new AsymNvmException(ErrorCode.QUOTA_EXCEEDED, "frontend " + frontendId + " holds "
+                    + held[frontendId] + " slabs, quota " + quota);
+        }
+        int home = first[frontendId];
+        for (int i = home + 1; i < owners.length; i++) {
             if (owners[i] < 0) {
-                long slabAt = sb.slabOffset(i);
-                region.zero(slabAt, SlabHeaderLayout.HEADER_LENGTH);
-                region.putLong(slabAt + SlabHeaderLayout.MAGIC_OFFSET, SlabHeaderLayout.MAGIC);
-                region.putLong(slabAt + SlabHeaderLayout.BUMP_OFFSET, SlabHeaderLayout.HEADER_LENGTH);
-                region.persist(slabAt, SlabHeaderLayout.HEADER_LENGTH);
+                initialise(i);
                 long entry = SlabTableLayout.entryOffset(sb.slabTableOffset(), i);
                 region.putLongVolatile(entry, SlabTableLayout.ownerWord(frontendId));
                 region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
                 owners[i] = frontendId;
+                if (held[frontendId]++ == 0) {
+                    first[frontendId] = i;
+                }
                 return i;
             }
         }
-        throw new AsymNvmException(ErrorCode.NO_SPACE, "no free slab: all " + owners.length + " slabs of "
-                + sb.slabSize() + " bytes are granted");
+        long below = home < 0 ? 0 : Arrays.stream(owners, 0, home).filter(o -> o < 0).count();
+        throw new AsymNvmException(ErrorCode.NO_SPACE, "no free slab" + (below == 0 ? ": all " + owners.length
+                + " slabs of " + sb.slabSize() + " bytes are granted" : " above slab " + home + ", the first slab "
+                + "of frontend " + frontendId + " (" + below + " free slabs lie below it, where its root and "
+                + "directory words could not stay first)"));
+    }
+
+    /** Cleans what a previous owner left, then writes a fresh allocator header (see the class comment). */
+    private void initialise(int slab) {
+        long slabAt = sb.slabOffset(slab);
+        long magic = region.getLong(slabAt + SlabHeaderLayout.MAGIC_OFFSET);
+        if (magic != 0) { // granted before (a never-granted slab of a formatted image is all zero)
+            long bump = magic == SlabHeaderLayout.MAGIC
+                    ? region.getLong(slabAt + SlabHeaderLayout.BUMP_OFFSET) : sb.slabSize();
+            long used = Math.max(SlabHeaderLayout.HEADER_LENGTH, Math.min(bump, sb.slabSize()));
+            if (used > SlabHeaderLayout.HEADER_LENGTH) {
+                region.zero(slabAt + SlabHeaderLayout.HEADER_LENGTH, used - SlabHeaderLayout.HEADER_LENGTH);
+                region.persist(slabAt + SlabHeaderLayout.HEADER_LENGTH, used - SlabHeaderLayout.HEADER_LENGTH);
+            }
+        }
+        region.zero(slabAt, SlabHeaderLayout.HEADER_LENGTH);
+        region.putLong(slabAt + SlabHeaderLayout.MAGIC_OFFSET, SlabHeaderLayout.MAGIC);
+        region.putLong(slabAt + SlabHeaderLayout.BUMP_OFFSET, SlabHeaderLayout.HEADER_LENGTH);
+        region.putLong(slabAt + SlabHeaderLayout.LIVE_OFFSET, SlabHeaderLayout.LIVE_EMPTY);
+        region.persist(slabAt, SlabHeaderLayout.HEADER_LENGTH);
+    }
+
+    /**
+     * Takes slab {@code slab} back from {@code frontendId}: refused unless that frontend owns it, it is not the
+     * frontend's first slab, and its header in PM counts no live block.
+     */
+    public synchronized void release(int frontendId, long slab) {
+        if (slab < 0 || slab >= owners.length) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "frontend " + frontendId + " returns slab " + slab
+                    + " outside [0, " + owners.length + ")");
+        }
+        int s = (int) slab;
+        if (owners[s] != frontendId) {
+            throw new AsymNvmException(ErrorCode.ACCESS_DENIED, "frontend " + frontendId + " returns slab " + slab
+                    + ", which " + (owners[s] < 0 ? "is free" : "belongs to frontend " + owners[s]));
+        }
+        if (first[frontendId] == s) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "frontend " + frontendId + " returns slab " + slab
+                    + ", its first slab (it holds its root and directory words)");
+        }
+        long slabAt = sb.slabOffset(s);
+        long magic = region.getLong(slabAt + SlabHeaderLayout.MAGIC_OFFSET);
+        long live = region.getLong(slabAt + SlabHeaderLayout.LIVE_OFFSET);
+        if (magic != SlabHeaderLayout.MAGIC || live != SlabHeaderLayout.LIVE_EMPTY) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "frontend " + frontendId + " returns slab " + slab
+                    + ", which is not empty in PM: live word " + live + " (expected " + SlabHeaderLayout.LIVE_EMPTY
+                    + "), magic 0x" + Long.toHexString(magic));
+        }
+        long entry = SlabTableLayout.entryOffset(sb.slabTableOffset(), s);
+        region.putLongVolatile(entry, SlabTableLayout.FREE);
+        region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
+        owners[s] = -1;
+        held[frontendId]--;
+    }
+
+    /** The frontend's first (lowest) slab, which holds its root and directory words; -1 if it holds none. */
+    public synchronized int firstSlabOf(int frontendId) {
+        return first[frontendId];
     }
 
     public synchronized long[] ownedBy(int frontendId) {
         return java.util.stream.IntStream.range(0, owners.length).filter(i -> owners[i] == frontendId)
                 .asLongStream().toArray();
+    }
+
+    /** How many slabs {@code frontendId} holds. */
+    public synchronized int heldBy(int frontendId) {
+        return held[frontendId];
+    }
+
+    /** The most slabs one frontend may hold; 0 = no limit. */
+    public int quota() {
+        return quota;
     }
 
     /** True if the heap range {@code [heapOffset, heapOffset + length)} lies in slabs owned by the frontend. */

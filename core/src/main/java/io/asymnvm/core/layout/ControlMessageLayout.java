@@ -21,6 +21,7 @@ import java.nio.ByteOrder;
  * 128 slab index(8) x ownedSlabs
  *
  * GRANT_SLAB reply: slabIndex(8) | heapOffset(8)
+ * RETURN_SLAB arg: the slab index; reply: empty (sent once its blocks are all free and applied on the backend)
  *
  * CATALOG_LOOKUP request: header | nameLength(4) | name (UTF-8)
  * CATALOG_BIND request:   header | nameLength(4) | name | type(4) keyCodec(4) valueCodec(4) pad(4) address(8)
@@ -115,6 +116,9 @@ public final class ControlMessageLayout {
                 .put(PROOF_NONCE_OFFSET, nonce).putInt(PROOF_FRONTEND_OFFSET, frontendId)
                 .putLong(PROOF_EPOCH_OFFSET, expectedEpoch).array();
     }
+
+    /** Gives an empty slab back to the backend (DESIGN §6); kinds 7 and 8 belong to other calls. */
+    public static final int KIND_RETURN_SLAB = 9;
 
     private ControlMessageLayout() {
     }

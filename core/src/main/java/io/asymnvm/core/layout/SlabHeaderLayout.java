@@ -3,14 +3,17 @@ package io.asymnvm.core.layout;
 /**
  * The header at the start of every granted slab: the frontend's block allocator metadata. Written once by the
  * backend when it grants the slab, then only through redo by the owning frontend, so it is consistent after
- * replay without any heap scan.
+ * replay without any heap scan. The live count tells the owner (and the backend, which checks it when a slab is
+ * returned) that every block of the slab is free.
  *
  * <pre>
  *   0 magic(8)            "SLABHDR1"
  *   8 bump(8)             slab-relative offset of the first never-allocated byte
  *  16 root(8)             heap address of the owner's root object (used in the owner's first slab), 0 = none
  *  24 directory(8)        heap address of the owner's named-root directory (first slab only), 0 = none
- *  32 reserved(32)
+ *  32 live(8)             allocated blocks + 1; 1 = empty, 0 = not counted (granted by a backend before the
+ *                         count existed: such a slab is never returned)
+ *  40 reserved(24)
  *  64 freeHead[class](8) x CLASS_COUNT   heap address of the first free block of each size class, 0 = empty
  * 256 first block
  *
@@ -25,6 +28,11 @@ public final class SlabHeaderLayout {
     public static final int BUMP_OFFSET = 8;
     public static final int ROOT_OFFSET = 16;
     public static final int DIRECTORY_OFFSET = 24;
+    public static final int LIVE_OFFSET = 32;
+    /** The live word of a counted slab without allocated blocks (written by the backend at a grant). */
+    public static final long LIVE_EMPTY = 1;
+    /** The live word of a slab whose blocks are not counted. */
+    public static final long LIVE_UNCOUNTED = 0;
     public static final int FREE_HEADS_OFFSET = 64;
     public static final int CLASS_COUNT = 20;
     public static final int HEADER_LENGTH = 256;

@@ -79,6 +79,7 @@ public final class MapBenchRun {
                 a.fetchRoundTrips() - b.fetchRoundTrips(), a.controlRoundTrips() - b.controlRoundTrips(),
                 a.backgroundRoundTrips() - b.backgroundRoundTrips(), a.redoBatches() - b.redoBatches(),
                 a.reconnects() - b.reconnects(), a.lastTxId(), a.durableTxId(), a.appliedTxId(),
-                a.slabGrants() - b.slabGrants(), a.verifyRoundTrips() - b.verifyRoundTrips());
+                a.slabGrants() - b.slabGrants(), a.verifyRoundTrips() - b.verifyRoundTrips(),
+                a.slabReturns() - b.slabReturns());
     }
 }

@@ -25,24 +25,89 @@ public final class BlockAllocator {
     private final long slabSize;
     private final List<Long> slabs = new ArrayList<>();
     private final Set<Long> slabIndexes = new HashSet<>();
+    /** Slabs taken out of use on their way back to the backend: still cached, never allocated in or written. */
+    private final Set<Long> retired = new HashSet<>();
     private final Runnable needSlab;
+    private final java.util.function.LongConsumer emptied;
     private int hint;
 
     /** {@code needSlab} must throw (it abandons the attempt). */
     public BlockAllocator(long slabSize, long[] ownedSlabs, Runnable needSlab) {
+        this(slabSize, ownedSlabs, needSlab, s -> { });
+    }
+
+    /**
+     * {@code emptied} hears of every slab (other than the first) whose last allocated block a running attempt
+     * frees; the attempt may still be abandoned, so it is a hint to check later, never a decision.
+     */
+    public BlockAllocator(long slabSize, long[] ownedSlabs, Runnable needSlab,
+                          java.util.function.LongConsumer emptied) {
         this.slabSize = slabSize;
         this.needSlab = needSlab;
+        this.emptied = emptied;
         for (long s : ownedSlabs) {
             addSlab(s);
         }
     }
 
     public void addSlab(long slabIndex) {
+        retired.remove(slabIndex);
         if (slabIndexes.add(slabIndex)) {
             slabs.add(slabIndex * slabSize);
             slabs.sort(Long::compare);
             hint = slabs.indexOf(slabIndex * slabSize);
         }
+    }
+
+    /** The first (lowest) slab: it holds the root and directory words and is never returned. -1 if none. */
+    public long firstSlab() {
+        return slabs.isEmpty() ? -1 : slabs.get(0) / slabSize;
+    }
+
+    /** Whether new blocks may be allocated in the slab (owned, not retired). */
+    public boolean inUse(long slabIndex) {
+        return slabIndexes.contains(slabIndex);
+    }
+
+    /**
+     * Takes an owned slab (not the first) out of use: no block is allocated in it and no write reaches it until
+     * it is returned ({@link #dropRetired}) or taken back into use ({@link #addSlab}). Its pages stay cacheable.
+     */
+    public void retire(long slabIndex) {
+        if (slabIndex == firstSlab() || !slabIndexes.remove(slabIndex)) {
+            throw new IllegalStateException("slab " + slabIndex + " is not a retirable slab of this frontend");
+        }
+        slabs.remove(Long.valueOf(slabIndex * slabSize));
+        retired.add(slabIndex);
+        hint = 0;
+    }
+
+    /** Forgets a retired slab (it is being returned): its memory is no longer this frontend's. */
+    public boolean dropRetired(long slabIndex) {
+        return retired.remove(slabIndex);
+    }
+
+    /** A retired slab to take back into use instead of asking for a grant, or -1. */
+    public long anyRetired() {
+        return retired.isEmpty() ? -1 : retired.iterator().next();
+    }
+
+    /** Whether the page range may be cached: owned slabs, in use or retired but not yet returned. */
+    public boolean cacheable(long address, long length) {
+        if (owns(address, length)) {
+            return true;
+        }
+        if (address < 0 || length < 0) {
+            return false;
+        }
+        long first = address / slabSize;
+        long last = (address + Math.max(length, 1) - 1) / slabSize;
+        for (long s = first; s <= last; s++) {
+            if (!slabIndexes.contains(s) && !retired.contains(s)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public int slabCount() {
@@ -109,6 +174,7 @@ public final class BlockAllocator {
             tx.writeLong(headAt, next);
             tx.writeLong(head - SlabHeaderLayout.BLOCK_HEADER_LENGTH, SlabHeaderLayout.blockHeader(c));
             tx.write(head, new byte[(int) size]);
+            countLive(tx, slab, +1);
             return head;
         }
         long bump = tx.readLong(slab + SlabHeaderLayout.BUMP_OFFSET);
@@ -123,7 +189,25 @@ public final class BlockAllocator {
         }
         tx.writeLong(slab + SlabHeaderLayout.BUMP_OFFSET, bump + blockSize);
         tx.writeLong(slab + bump, SlabHeaderLayout.blockHeader(c));
+        countLive(tx, slab, +1);
         return slab + bump + SlabHeaderLayout.BLOCK_HEADER_LENGTH;
+    }
+
+    /** Adjusts the slab's live-block count (a slab granted before the count existed is left uncounted). */
+    private long countLive(Transaction tx, long slab, int delta) {
+        long at = slab + SlabHeaderLayout.LIVE_OFFSET;
+        long live = tx.readLong(at);
+        if (live == SlabHeaderLayout.LIVE_UNCOUNTED) {
+            return live;
+        }
+        if (live < SlabHeaderLayout.LIVE_EMPTY || live + delta < SlabHeaderLayout.LIVE_EMPTY
+                || live + delta > SlabHeaderLayout.LIVE_EMPTY + slabSize / SlabHeaderLayout.blockSize(0)) {
+            throw new CorruptRecordException(slabName(slab), at, "live-block word (allocated blocks + 1, "
+                    + (delta < 0 ? "freeing a block" : "allocating a block") + ")", SlabHeaderLayout.LIVE_EMPTY,
+                    live);
+        }
+        tx.writeLong(at, live + delta);
+        return live + delta;
     }
 
     /**
@@ -163,6 +247,9 @@ public final class BlockAllocator {
         tx.writeLong(address, tx.readLong(headAt));
         tx.writeLong(headAt, address);
         tx.writeLong(address - SlabHeaderLayout.BLOCK_HEADER_LENGTH, 0);
+        if (countLive(tx, slab, -1) == SlabHeaderLayout.LIVE_EMPTY && slab / slabSize != firstSlab()) {
+            emptied.accept(slab / slabSize);
+        }
     }
 
     public long directory(Transaction tx) {

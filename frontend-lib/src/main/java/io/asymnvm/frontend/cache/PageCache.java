@@ -142,6 +142,16 @@ public final class PageCache {
         return null;
     }
 
+    /** The latest cached image of a page, or null; counts neither a hit nor a miss (background checks). */
+    public byte[] peek(long pageIndex) {
+        Dirty d = dirty.get(pageIndex);
+        if (d != null) {
+            return d.bytes();
+        }
+        Clean c = cleanPage(pageIndex);
+        return c == null ? null : c.bytes();
+    }
+
     /** Installs the new image of a page written by committed transaction {@code txId}, pinned until applied. */
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
         dirty.put(pageIndex, new Dirty(bytes, txId));

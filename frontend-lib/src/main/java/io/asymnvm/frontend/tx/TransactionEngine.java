@@ -111,6 +111,7 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong redoBatches = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong slabGrants = new AtomicLong();
+    private final SlabReturns slabReturns;
     /** Reads made only by the coherence check mode; kept out of every other count. */
     private final AtomicLong verifyReads = new AtomicLong();
 
@@ -137,11 +138,19 @@ public final class TransactionEngine implements AutoCloseable {
         int maxBatch = (int) Math.min(options.redoBatchBytes(), r.redoCapacity() / 4);
         this.redo = new RedoBuffer(maxBatch);
         this.maxArgumentBytes = (int) Math.min(1 << 20, r.semCapacity() / 4) - SemanticRecordLayout.HEADER_LENGTH;
+        this.slabPages = r.slabSize() / pageSize;
+        this.slabReturns = new SlabReturns(new ReturnsView(), frontendId, pageSize, slabPages,
+                options.returnEmptySlabs(), backgroundRoundTrips);
         this.allocator = new BlockAllocator(r.slabSize(), r.ownedSlabs(), () -> {
             throw TransactionContext.current().needSlab();
-        });
-        this.slabPages = r.slabSize() / pageSize;
-        this.cache = new PageCache(pageSize, options.cacheBytes(), p -> allocator.owns(p * pageSize, pageSize));
+        }, slabReturns::candidate);
+        for (long s : r.ownedSlabs()) {
+            if (s != allocator.firstSlab()) {
+                slabReturns.candidate(s); // a previous incarnation may have emptied it and died before returning it
+            }
+        }
+        this.cache = new PageCache(pageSize, options.cacheBytes(),
+                p -> allocator.cacheable(p * pageSize, pageSize));
         this.nextTxId = r.appliedTxId() + 1;
         this.appliedTxId = r.appliedTxId();
         this.durableTxId = r.appliedTxId();
@@ -669,7 +678,67 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
+    /** What {@link SlabReturns} sees of this engine. */
+    private final class ReturnsView implements SlabReturns.Engine {
+        @Override
+        public ReentrantLock exec() {
+            return exec;
+        }
+
+        @Override
+        public PageCache cache() {
+            return cache;
+        }
+
+        @Override
+        public BlockAllocator allocator() {
+            return allocator;
+        }
+
+        @Override
+        public BackendLink link() {
+            return link;
+        }
+
+        @Override
+        public long lastPostedTxId() {
+            return posted.txId();
+        }
+
+        @Override
+        public long appliedTxId() {
+            return appliedTxId;
+        }
+
+        @Override
+        public boolean idle() {
+            return pendingRecovery == null && fatal == null && running;
+        }
+
+        @Override
+        public void recoverOrThrow(AsymNvmException e, long failedGeneration) {
+            TransactionEngine.this.recoverOrThrow(e, failedGeneration);
+        }
+    }
+
+    /**
+     * One pass of slab returns now (the agent makes them on its own, lazily): probes the slabs that may be empty
+     * and returns those whose last writer the backend has applied. Returns the work done.
+     */
+    public int returnEmptySlabs() {
+        checkUsable();
+        return slabReturns.doWork();
+    }
+
     private void grantSlab() {
+        exec.lock();
+        try {
+            if (slabReturns.reuseRetired() >= 0) {
+                return; // a slab on its way back is taken into use again: no grant, no round trip
+            }
+        } finally {
+            exec.unlock();
+        }
         while (true) {
             long generation = link.generation();
             try {
@@ -688,8 +757,22 @@ public final class TransactionEngine implements AutoCloseable {
                 }
                 return;
             } catch (AsymNvmException e) {
+                if (e.errorCode() == ErrorCode.QUOTA_EXCEEDED && reuseEmptied()) {
+                    return; // at the quota, a slab this frontend just emptied is used again instead
+                }
                 recoverOrThrow(e, generation);
             }
+        }
+    }
+
+    /** Probes the slabs that may have just emptied and takes one back into use; false if none is empty. */
+    private boolean reuseEmptied() {
+        slabReturns.probeCandidates();
+        exec.lock();
+        try {
+            return slabReturns.reuseRetired() >= 0;
+        } finally {
+            exec.unlock();
         }
     }
 
@@ -894,6 +977,7 @@ public final class TransactionEngine implements AutoCloseable {
                     lastPoll = now;
                     pollApplied(true);
                 }
+                slabReturns.doWork();
                 LockSupport.parkNanos(Math.min(pollNanos, redoDelayNanos) / 2);
             } catch (CacheIncoherentException e) {
                 LOG.error("frontend {} stopped: {}", frontendId, e.getMessage());
@@ -967,7 +1051,7 @@ public final class TransactionEngine implements AutoCloseable {
         return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
                 reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
-                verifyReads.get());
+                verifyReads.get(), slabReturns.returned());
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
