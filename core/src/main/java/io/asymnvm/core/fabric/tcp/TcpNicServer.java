@@ -15,7 +15,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
@@ -57,15 +56,7 @@ public final class TcpNicServer implements AutoCloseable {
                     .channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
-                                    FrameLayout.MAX_FRAME_LENGTH, 0, FrameLayout.LENGTH_FIELD_LENGTH, 0,
-                                    FrameLayout.LENGTH_FIELD_LENGTH, true));
-                            ch.pipeline().addLast(new NicHandler());
-                        }
-                    })
+                    .childHandler(childInitializer())
                     .bind(bindAddress).sync().channel();
         } catch (Exception e) {
             close();
@@ -73,6 +64,22 @@ public final class TcpNicServer implements AutoCloseable {
         }
         LOG.info("emulated NIC listening on {}", serverChannel.localAddress());
         return this;
+    }
+
+    /**
+     * The pipeline of one accepted connection (frame decoder, NIC handler); package-private so that tests can drive
+     * it with arbitrary bytes over an {@code EmbeddedChannel}.
+     */
+    ChannelInitializer<Channel> childInitializer() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
+                        FrameLayout.MAX_FRAME_LENGTH, 0, FrameLayout.LENGTH_FIELD_LENGTH, 0,
+                        FrameLayout.LENGTH_FIELD_LENGTH, true));
+                ch.pipeline().addLast(new NicHandler());
+            }
+        };
     }
 
     public int port() {
