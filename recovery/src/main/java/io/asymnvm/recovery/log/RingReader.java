@@ -58,6 +58,10 @@ public final class RingReader {
     }
 
     public Entry read(long position) {
+        if ((position & (LogRecordLayout.ALIGNMENT - 1)) != 0) {
+            // records start aligned; an unaligned position (a damaged head) would read a header across the ring's end
+            return invalid(position, "record alignment", position & -LogRecordLayout.ALIGNMENT, position);
+        }
         long inRing = Math.floorMod(position, capacity);
         byte[] header = region.read(base + inRing, LogRecordLayout.ALIGNMENT);
         ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
