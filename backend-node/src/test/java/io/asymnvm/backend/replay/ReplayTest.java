@@ -288,6 +288,29 @@ class ReplayTest {
     }
 
     @Test
+    void shouldNeitherStallNorBreakReplayOnACrcValidRedoRecordShorterThanABatchHeader() {
+        startNode();
+        FabricConnection zero = connect(0);
+        FabricConnection one = connect(1);
+        slabData(grantSlab(zero));
+        long theirs = slabData(grantSlab(one));
+        // a sealed redo-typed record of 24 bytes: the ring fuzzer's crash-72496682 (batch fields read past its end)
+        byte[] stub = new byte[LogRecordLayout.ALIGNMENT];
+        io.asymnvm.core.layout.LogRecordLayout.putHeader(LogRecordLayout.wrap(stub),
+                LogRecordLayout.COMMON_HEADER_LENGTH, LogRecordLayout.TYPE_REDO_BATCH, 0);
+        LogRecordLayout.seal(stub);
+        writeRedo(zero, 0, 0, stub);
+        byte[] data = bytes(64, 5);
+        writeRedo(one, 1, 0, batch().write(theirs, data).commit(1).seal(0, 0));
+        node.awaitReplayed();
+        assertArrayEquals(data, heap(one, theirs, 64), "frontend 1 replays");
+        assertEquals(0, checkpoint(zero, 0).appliedTxId(), "the stub is a torn tail, not a batch");
+        stopNode();
+        startNode(); // replays at start: must not fail on the stub
+        assertEquals(1, checkpoint(connect(1), 1).appliedTxId());
+    }
+
+    @Test
     void shouldReplayABatchWrittenBeforeAnUncleanStopOnRestart() throws IOException {
         startNode();
         FabricConnection c = connect(0);

@@ -1,6 +1,8 @@
 package io.asymnvm.recovery.log;
 
 import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.RedoBatchLayout;
+import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.core.region.PersistentRegion;
 
 import java.nio.ByteBuffer;
@@ -30,6 +32,7 @@ public final class RingReader {
     private final long base;
     private final long capacity;
     private final short type;
+    private final int minLength;
     private final String name;
 
     public RingReader(PersistentRegion region, long base, long capacity, short type, String name) {
@@ -41,6 +44,9 @@ public final class RingReader {
         this.base = base;
         this.capacity = capacity;
         this.type = type;
+        this.minLength = type == LogRecordLayout.TYPE_SEMANTIC ? SemanticRecordLayout.HEADER_LENGTH
+                : type == LogRecordLayout.TYPE_REDO_BATCH ? RedoBatchLayout.HEADER_LENGTH
+                : LogRecordLayout.COMMON_HEADER_LENGTH;
         this.name = name;
     }
 
@@ -58,6 +64,10 @@ public final class RingReader {
     }
 
     public Entry read(long position) {
+        if ((position & (LogRecordLayout.ALIGNMENT - 1)) != 0) {
+            // records start aligned; an unaligned position (a damaged head) would read a header across the ring's end
+            return invalid(position, "record alignment", position & -LogRecordLayout.ALIGNMENT, position);
+        }
         long inRing = Math.floorMod(position, capacity);
         byte[] header = region.read(base + inRing, LogRecordLayout.ALIGNMENT);
         ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
@@ -90,6 +100,10 @@ public final class RingReader {
         }
         if (recordType != type) {
             return invalid(position, "record type", type, recordType);
+        }
+        if (length < minLength) {
+            // shorter than its type's header: no writer makes one, and its fields would be read past its end
+            return invalid(position, "record length", minLength, length);
         }
         byte[] record;
         if (length <= header.length) {

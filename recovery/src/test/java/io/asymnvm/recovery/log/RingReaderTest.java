@@ -174,6 +174,19 @@ class RingReaderTest {
     }
 
     @Test
+    void shouldRejectACrcValidRecordShorterThanItsTypesHeader() {
+        byte[] r = SemanticRecordLayout.encode(0, 1, 2, new byte[0], 0);
+        java.nio.ByteBuffer.wrap(r).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putInt(LogRecordLayout.LENGTH_OFFSET, SemanticRecordLayout.HEADER_LENGTH - 8);
+        LogRecordLayout.seal(r);
+        ring.region.write(ring.reader.offsetOf(0), r, 0, r.length);
+        RingReader.Entry e = ring.reader.read(0);
+        assertEquals("record length", e.reason(), String.valueOf(e));
+        assertEquals(SemanticRecordLayout.HEADER_LENGTH, e.expected());
+        assertEquals(SemanticRecordLayout.HEADER_LENGTH - 8, e.actual());
+    }
+
+    @Test
     void shouldRejectGarbageLengthNearIntMaxWithoutReadingIt() {
         ring.put(0, 1, 8);
         for (int garbage : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 40, Integer.MIN_VALUE, -1}) {

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
@@ -79,13 +78,7 @@ public final class TcpNicServer implements AutoCloseable {
                     .channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            TcpTls.installServer(tls, ch);
-                            pipeline.init(ch);
-                        }
-                    })
+                    .childHandler(childInitializer())
                     .bind(bindAddress).sync().channel();
         } catch (Exception e) {
             close();
@@ -93,6 +86,20 @@ public final class TcpNicServer implements AutoCloseable {
         }
         LOG.info("emulated NIC listening on {} ({})", serverChannel.localAddress(), limits);
         return this;
+    }
+
+    /**
+     * The pipeline of one accepted connection (TLS if configured, then {@link NicPipeline}); package-private so that
+     * tests can drive it with arbitrary bytes over an {@code EmbeddedChannel}.
+     */
+    ChannelInitializer<Channel> childInitializer() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                TcpTls.installServer(tls, ch);
+                pipeline.init(ch);
+            }
+        };
     }
 
     public int port() {

@@ -75,7 +75,7 @@ public final class TcpTls {
     }
 
     /** Puts an {@link SslHandler} first in a server channel's pipeline; nothing when {@code tls} is null. */
-    static void installServer(TcpTls tls, SocketChannel ch) {
+    static void installServer(TcpTls tls, io.netty.channel.Channel ch) {
         if (tls != null) {
             ch.pipeline().addFirst("tls", tls.context.newHandler(ch.alloc()));
         }
