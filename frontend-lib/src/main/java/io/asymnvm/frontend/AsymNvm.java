@@ -3,6 +3,7 @@ package io.asymnvm.frontend;
 import io.asymnvm.core.fabric.EmbeddedBackend;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricCounters;
+import io.asymnvm.core.fabric.FabricProviders;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.frontend.link.BackendLink;
 import io.asymnvm.frontend.tx.EngineStats;
@@ -82,6 +83,21 @@ public final class AsymNvm implements AutoCloseable {
             return new AsymNvm(fabric, frontendId, options, null, true);
         } catch (RuntimeException e) {
             fabric.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A frontend attached over the fabric named {@code fabric} ("tcp" or "rdma"), selected through
+     * {@link FabricProviders}: an rdma that cannot run here (no libdisni, no device, module absent) falls back to
+     * tcp with a warning naming why. The frontend owns the fabric.
+     */
+    public static AsymNvm connect(String fabric, String host, int port, int frontendId, FrontendOptions options) {
+        Fabric f = FabricProviders.open(fabric, false, host, port, java.util.Map.of());
+        try {
+            return new AsymNvm(f, frontendId, options, null, true);
+        } catch (RuntimeException e) {
+            f.close();
             throw e;
         }
     }

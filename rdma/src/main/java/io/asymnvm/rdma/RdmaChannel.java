@@ -37,7 +37,7 @@ final class RdmaChannel extends RdmaActiveEndpoint {
 
     /** What the owner of a channel hears about. Called on the completion-queue thread. */
     interface Listener {
-        /** A message arrived; {@code message} is valid only during the call. */
+        /** A message arrived ({@code message} is a copy; the receive buffer is already posted again). */
         void onMessage(RdmaChannel channel, ByteBuffer message, int length);
 
         /** A one-sided READ or WRITE posted with {@code id} completed successfully. */
@@ -167,15 +167,18 @@ final class RdmaChannel extends RdmaActiveEndpoint {
         long tag = wrId & TAG_MASK;
         long index = wrId & ~TAG_MASK;
         if (tag == TAG_RECV) {
+            // copy out and repost at once: the peer may send again as soon as it sees the reply to this message
             int slot = (int) index;
+            int length = Math.min(wc.getByte_len(), RdmaMessageLayout.MESSAGE_LENGTH);
+            byte[] copy = new byte[length];
             ByteBuffer message = recvBuffers.duplicate();
             message.position(slot * RdmaMessageLayout.MESSAGE_LENGTH);
-            message.limit(slot * RdmaMessageLayout.MESSAGE_LENGTH + wc.getByte_len());
+            message.get(copy);
+            recvCalls[slot].execute();
             Listener l = listener;
             if (l != null) {
-                l.onMessage(this, message.slice(), wc.getByte_len());
+                l.onMessage(this, ByteBuffer.wrap(copy), length);
             }
-            recvCalls[slot].execute();
         } else if (tag == TAG_SEND) {
             sendCompleted((int) index);
         } else {

@@ -1,8 +1,10 @@
 package io.asymnvm.rdma;
 
+import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricProvider;
 
+import java.net.InetSocketAddress;
 import java.util.Map;
 
 /**
@@ -26,5 +28,27 @@ public final class RdmaFabricProvider implements FabricProvider {
     @Override
     public Fabric open(String host, int port, Map<String, String> options) {
         return new RdmaFabric(host, port, RdmaOptions.parse(options));
+    }
+
+    /** Starts an {@link RdmaNicServer} with the default registration policy and options. */
+    @Override
+    public Responder serve(EmulatedNic nic, InetSocketAddress bind) {
+        RdmaNicServer server = new RdmaNicServer(nic, bind).start();
+        return new Responder() {
+            @Override
+            public String fabric() {
+                return "rdma";
+            }
+
+            @Override
+            public int port() {
+                return server.port();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
     }
 }

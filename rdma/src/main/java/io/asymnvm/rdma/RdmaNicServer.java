@@ -146,6 +146,10 @@ public final class RdmaNicServer implements AutoCloseable {
     @Override
     public synchronized void close() {
         closing = true;
+        if (acceptor != null) {
+            acceptor.interrupt(); // DiSNI's accept waits without a timeout; interruption ends it
+            acceptor = null;
+        }
         try {
             if (server != null) {
                 server.close();

@@ -7,7 +7,8 @@ import java.util.Set;
  * Options of the rdma fabric, validated completely before any DiSNI resource is created.
  *
  * @param depth              two-sided messages a connection may have outstanding (the responder posts as many
- *                           receives per session); option {@code depth}, 1..256, default 16
+ *                           receives per session, so a requester's depth must not exceed its responder's);
+ *                           option {@code depth}, 1..256, default 16
  * @param stagingSlots       registered staging buffers per connection for one-sided READ/WRITE data; option
  *                           {@code staging-slots}, 1..1024, default 32
  * @param slotBytes          bytes per staging buffer (a READ or WRITE larger than this is split); option

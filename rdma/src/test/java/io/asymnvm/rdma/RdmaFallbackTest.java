@@ -5,6 +5,7 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.Fabric;
+import io.asymnvm.core.fabric.FabricProvider;
 import io.asymnvm.core.fabric.FabricProviders;
 import io.asymnvm.core.fabric.FabricUnavailableException;
 import io.asymnvm.core.fabric.PersistenceDomain;
@@ -85,9 +86,12 @@ class RdmaFallbackTest {
         assertTrue(s.fallbackReason().contains("libdisni not found on java.library.path"), s.fallbackReason());
 
         BackendConfiguration config = BackendConfiguration.builder(dir.resolve("node.pm")).size(16L << 20).maxFrontends(2)
-                .semRingCapacity(64 << 10).redoRingCapacity(256 << 10).slabSize(256 << 10).port(0).conclude();
-        try (BackendNode node = BackendNode.start(config)) {
-            try (Fabric fabric = FabricProviders.open("rdma", false, "127.0.0.1", node.port(), Map.of());
+                .semRingCapacity(64 << 10).redoRingCapacity(256 << 10).slabSize(256 << 10).port(-1).conclude();
+        try (BackendNode node = BackendNode.start(config);
+             FabricProvider.Responder responder = FabricProviders.serve("rdma", false, node.nic(),
+                     new InetSocketAddress("127.0.0.1", 0))) {
+            assertEquals("tcp", responder.fabric(), "the node side falls back too");
+            try (Fabric fabric = FabricProviders.open("rdma", false, "127.0.0.1", responder.port(), Map.of());
                  AsymNvm nvm = AsymNvm.open(fabric, 0, FrontendOptions.defaults())) {
                 assertEquals("tcp", fabric.name());
                 Counter counter = nvm.transactional(Counter.class, new CounterImpl());
@@ -96,10 +100,12 @@ class RdmaFallbackTest {
                 assertEquals(12, counter.get());
                 assertTrue(nvm.counters().flushes() >= 2, "each SYNC commit waited for a FLUSH over tcp");
             }
-            // a second frontend incarnation over a fresh fallback fabric sees the committed state
-            try (Fabric fabric = FabricProviders.open("rdma", false, "127.0.0.1", node.port(), Map.of());
-                 AsymNvm nvm = AsymNvm.open(fabric, 0, FrontendOptions.defaults())) {
-                assertEquals(12, nvm.transactional(Counter.class, new CounterImpl()).get());
+            // the next incarnation of the frontend, through AsymNvm.connect by fabric name, sees what committed
+            try (AsymNvm nvm = AsymNvm.connect("rdma", "127.0.0.1", responder.port(), 0, FrontendOptions.defaults())) {
+                Counter counter = nvm.transactional(Counter.class, new CounterImpl());
+                assertEquals(12, counter.get());
+                counter.add(30);
+                assertEquals(42, counter.get());
             }
         }
     }
@@ -122,6 +128,8 @@ class RdmaFallbackTest {
         FabricUnavailableException e = assertThrows(FabricUnavailableException.class, server::start);
         assertTrue(e.getMessage().contains("libdisni"), e.getMessage());
         server.close();
+        assertThrows(FabricUnavailableException.class, () -> FabricProviders.serve("rdma", true, nic,
+                new InetSocketAddress("127.0.0.1", 0)));
 
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> FabricProviders.find("rdma").open("127.0.0.1", 7000, Map.of("qp-depth", "4")));

@@ -1,5 +1,6 @@
 package io.asymnvm.core.fabric;
 
+import java.net.InetSocketAddress;
 import java.util.Map;
 
 /**
@@ -22,6 +23,24 @@ public interface FabricProvider {
      * an unknown option is refused with {@link IllegalArgumentException} naming it.
      */
     Fabric open(String host, int port, Map<String, String> options);
+
+    /**
+     * Starts this fabric's responder for a memory node's {@code nic} on {@code bind} (port 0: any free port). The
+     * {@code local} fabric has none: it is reached in-process.
+     */
+    default Responder serve(EmulatedNic nic, InetSocketAddress bind) {
+        throw new UnsupportedOperationException("the " + name() + " fabric has no network responder");
+    }
+
+    /** A running responder (the node side of a fabric); {@link #close()} stops it. */
+    interface Responder extends AutoCloseable {
+        String fabric();
+
+        int port();
+
+        @Override
+        void close();
+    }
 
     /** Whether a fabric can be used here; {@code reason} says why not (empty when available). */
     record Availability(boolean available, String reason) {

@@ -82,6 +82,12 @@ public final class FabricProviders {
         return new Selection(wanted, fallback, reason);
     }
 
+    /** Selects {@code name} (see {@link #select}) and starts its responder for {@code nic} on {@code bind}. */
+    public static FabricProvider.Responder serve(String name, boolean strict, EmulatedNic nic,
+                                                 java.net.InetSocketAddress bind) {
+        return select(name, strict).provider().serve(nic, bind);
+    }
+
     /** Selects {@code name} (see {@link #select}) and opens a fabric to {@code host:port}. */
     public static Fabric open(String name, boolean strict, String host, int port, Map<String, String> options) {
         return select(name, strict).provider().open(host, port, options);
