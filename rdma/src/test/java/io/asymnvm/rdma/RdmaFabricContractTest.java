@@ -14,7 +14,7 @@ import java.net.InetSocketAddress;
  * on a real device. <b>Runs only where {@link RdmaProbe} finds libdisni and an RDMA device; on the build machine
  * (no RDMA in the kernel, no libdisni) every test of this class is skipped.</b> The address must belong to an
  * RDMA-capable interface (RoCE or IPoIB; the connection manager does not serve loopback):
- * {@code -Dasymnvm.rdma.host=10.0.0.5 -Djava.library.path=/usr/local/lib}.
+ * {@code LD_LIBRARY_PATH=/usr/local/lib mvn verify -pl rdma -am -Dasymnvm.rdma.host=10.0.0.5}.
  */
 @Timeout(60)
 @EnabledIf("io.asymnvm.rdma.RdmaProbe#isAvailable")
