@@ -1,6 +1,8 @@
 package io.asymnvm.backend;
 
 import io.asymnvm.core.Sizes;
+import io.asymnvm.core.fabric.FabricProvider;
+import io.asymnvm.core.fabric.FabricProviders;
 import io.asymnvm.core.fabric.PersistenceDomain;
 import io.asymnvm.core.fabric.tcp.TcpServerLimits;
 import io.asymnvm.core.region.MappedRegion;
@@ -8,6 +10,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -112,6 +115,16 @@ public final class BackendMain implements Callable<Integer> {
 
     @Option(names = "--slab-quota", defaultValue = "0", description = "Most slabs one frontend may hold; 0 = no limit. Default: ${DEFAULT-VALUE}.")
     int slabQuota;
+    // ---- a second responder through the fabric SPI (rdma: the asymnvm-rdma module on the class path) ----
+
+    @Option(names = "--fabric", defaultValue = "tcp", description = "Also serve this fabric: tcp (only the TCP port) or rdma (on --rdma-port; falls back to a TCP responder there, with a warning, where rdma cannot run). Default: ${DEFAULT-VALUE}.")
+    String fabric;
+
+    @Option(names = "--rdma-port", defaultValue = "7001", description = "Port of the rdma responder (--fabric rdma). Default: ${DEFAULT-VALUE}.")
+    int rdmaPort;
+
+    @Option(names = "--strict-fabric", description = "Refuse to start when the --fabric cannot run here instead of falling back to tcp.")
+    boolean strictFabric;
 
     @Override
     public Integer call() throws Exception {
@@ -126,12 +139,26 @@ public final class BackendMain implements Callable<Integer> {
         }
         BackendConfiguration config = builder.insecure(insecure).conclude();
         BackendNode node = BackendNode.start(config);
+        FabricProvider.Responder extra;
+        try {
+            extra = "tcp".equalsIgnoreCase(fabric.trim()) ? null
+                    : FabricProviders.serve(fabric, strictFabric, node.nic(), new InetSocketAddress(host, rdmaPort));
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (extra != null) {
+                extra.close();
+            }
             node.close();
             stopped.countDown();
         }, "asymnvm-backend-shutdown"));
         System.out.println("LISTENING " + host + ":" + node.port());
+        if (extra != null) {
+            System.out.println("SERVING " + fabric + " AS " + extra.fabric() + " " + host + ":" + extra.port());
+        }
         System.out.flush();
         stopped.await();
         return 0;

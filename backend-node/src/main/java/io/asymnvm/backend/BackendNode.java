@@ -155,6 +155,11 @@ public final class BackendNode implements AutoCloseable {
         return local;
     }
 
+    /** The node's emulated NIC: what another fabric's responder serves (rdma: {@code FabricProviders.serve}). */
+    public EmulatedNic nic() {
+        return nic;
+    }
+
     /** The TCP port, or -1 when not listening. */
     public int port() {
         return tcp == null ? -1 : tcp.port();

@@ -3,6 +3,7 @@ package io.asymnvm.frontend;
 import io.asymnvm.core.fabric.EmbeddedBackend;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricCounters;
+import io.asymnvm.core.fabric.FabricProviders;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.frontend.link.BackendLink;
 import io.asymnvm.frontend.tx.ArgumentClasses;
@@ -91,6 +92,28 @@ public final class AsymNvm implements AutoCloseable {
             return new AsymNvm(fabric, frontendId, options, null, true);
         } catch (RuntimeException e) {
             fabric.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A frontend attached over the fabric named {@code fabric} ("tcp" or "rdma"), selected through
+     * {@link FabricProviders}: an rdma that cannot run here (no libdisni, no device, module absent) falls back to
+     * tcp with a warning naming why. The frontend owns the fabric.
+     */
+    public static AsymNvm connect(String fabric, String host, int port, int frontendId, FrontendOptions options) {
+        if ("tcp".equalsIgnoreCase(fabric.trim())) {
+            return connect(host, port, frontendId, options); // with the options' TLS
+        }
+        if (options.tls() != null) {
+            throw new IllegalArgumentException("TLS is set in the frontend options but fabric '" + fabric
+                    + "' does not carry it (TLS applies to the tcp fabric only); refusing to connect in the clear");
+        }
+        Fabric f = FabricProviders.open(fabric, false, host, port, java.util.Map.of());
+        try {
+            return new AsymNvm(f, frontendId, options, null, true);
+        } catch (RuntimeException e) {
+            f.close();
             throw e;
         }
     }

@@ -103,6 +103,32 @@ public final class EmulatedNic {
         return new long[] {bytes, calls};
     }
 
+    // ---- for transports whose one-sided operations bypass this class (rdma): same checks, same records ----
+
+    /**
+     * Checks that {@code s} may access {@code [offset, offset + length)} of a registered region, throwing exactly
+     * what {@link #read} or {@link #write} would throw (fenced, not attached, not granted, read-only, unknown region,
+     * out of bounds); touches no memory.
+     */
+    public void checkAccess(NicSession s, int regionId, long offset, long length, boolean write) {
+        s.checkAccess(regionId, write);
+        regions.lookup(regionId).translate(offset, length);
+    }
+
+    /**
+     * Records a write a NIC already placed in memory without this class (a one-sided RDMA WRITE), after the same
+     * checks as {@link #write}, so the next {@link #flush} persists it and the region's write hook runs.
+     */
+    public void recordRemoteWrite(NicSession s, int regionId, long offset, int length) {
+        s.checkAccess(regionId, true);
+        RegionTable.Window w = regions.lookup(regionId);
+        long at = w.translate(offset, length);
+        s.recordWrite(regionId, at, length);
+        if (w.onWrite() != null) {
+            w.onWrite().run();
+        }
+    }
+
     public byte[] control(NicSession s, byte[] request) {
         return control.handle(s, request);
     }

@@ -83,6 +83,11 @@ public final class NicSession {
         grants.put(regionId, access);
     }
 
+    /** What the control plane granted this session so far (a read-only view; rdma hands out keys from it). */
+    public Map<Integer, Access> grants() {
+        return java.util.Collections.unmodifiableMap(grants);
+    }
+
     public void revokeAll() {
         grants.clear();
     }

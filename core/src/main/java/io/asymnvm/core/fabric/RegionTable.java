@@ -37,6 +37,11 @@ public final class RegionTable {
         }
     }
 
+    /** Every registered window (a snapshot; rdma registers each with the NIC). */
+    public java.util.List<Window> windows() {
+        return java.util.List.copyOf(windows.values());
+    }
+
     public Window lookup(int id) {
         Window w = windows.get(id);
         if (w == null) {

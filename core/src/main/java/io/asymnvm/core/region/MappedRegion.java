@@ -115,6 +115,24 @@ public final class MappedRegion implements PersistentRegion {
         }
     }
 
+    /**
+     * Direct views of {@code [offset, offset + length)}, one per mapping chunk it spans (each at most 1 GiB), in
+     * order: what an RDMA NIC registers. The views share the mapping; they stay valid until {@link #close()}.
+     */
+    public java.util.List<ByteBuffer> slices(long offset, long length) {
+        check(offset, length);
+        java.util.List<ByteBuffer> out = new java.util.ArrayList<>();
+        long at = offset;
+        long end = offset + length;
+        while (at < end) {
+            int pos = (int) (at & CHUNK_MASK);
+            int n = (int) Math.min(CHUNK_SIZE - pos, end - at);
+            out.add(chunk(at).slice(pos, n).order(ByteOrder.LITTLE_ENDIAN));
+            at += n;
+        }
+        return out;
+    }
+
     @Override
     public String name() {
         return path.toString();
