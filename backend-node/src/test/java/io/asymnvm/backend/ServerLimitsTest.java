@@ -56,7 +56,7 @@ class ServerLimitsTest {
         try (BackendNode node = BackendNode.start(config(pm).port(0).conclude());
              TcpFabric fabric = new TcpFabric("127.0.0.1", node.port())) {
             FabricConnection c = fabric.connect();
-            attach(c, 1);
+            attach(node, c, 1);
             int ring = (int) BackendFixture.RING;
             c.write(RegionIds.redo(1), 0, new byte[ring], 0, ring).await();
             AsymNvmException e = assertThrows(AsymNvmException.class,
@@ -65,7 +65,7 @@ class ServerLimitsTest {
             int limit = FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.REQUEST_HEADER_LENGTH + ring;
             assertContains(e.getMessage(), String.valueOf(limit + 1), String.valueOf(limit));
             FabricConnection again = fabric.connect();
-            attach(again, 1);
+            attach(node, again, 1);
             again.write(RegionIds.redo(1), 0, new byte[8], 0, 8).await(); // the backend keeps serving
             again.close();
         }
