@@ -49,6 +49,9 @@ public final class TcpNicServer implements AutoCloseable {
 
     /** With {@code tls} (null: plain tcp), every connection runs through TLS first ({@link TcpTls}). */
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpTls tls) {
+        if (tls != null && tls.isClient()) {
+            throw new IllegalArgumentException("client TLS settings given to a server");
+        }
         this.nic = nic;
         this.bindAddress = bindAddress;
         this.tls = tls;
