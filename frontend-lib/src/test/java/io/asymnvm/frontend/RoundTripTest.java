@@ -32,7 +32,10 @@ class RoundTripTest {
     private static final int CELLS = 64;
     private static final Duration QUIET = Duration.ofSeconds(20);
     /** The attach call of opening a frontend: the fabric counts it before the engine exists to attribute it. */
-    private static final long CONNECT_ROUND_TRIPS = 1;
+    /** Round trips of the first attach: a challenge and the attach over tcp (authenticated), the attach alone local. */
+    private static long connectRoundTrips(TestBackend.Transport transport) {
+        return transport == TestBackend.Transport.TCP ? 2 : 1;
+    }
 
     /**
      * No background durability flush and no redo shipped while the test counts, so that nothing but the caller
@@ -63,20 +66,21 @@ class RoundTripTest {
      * in between, so a round trip that began and ended within the reads cannot slip through. A condition, not a
      * quiet window: the background agent may keep polling, the state it waits for still comes between polls.
      */
-    private static Quiet quiesce(AsymNvm nvm) {
+    private static Quiet quiesce(AsymNvm nvm, TestBackend.Transport transport) {
+        long connect = connectRoundTrips(transport);
         nvm.sync();
         Quiet[] quiet = {null};
         Conditions.awaitTrue("no round trip in flight", QUIET, () -> {
             EngineStats first = nvm.stats();
             FabricCounters.Snapshot counters = nvm.counters();
             EngineStats second = nvm.stats();
-            if (first.equals(second) && counters.roundTripsWaited() == attributed(first) + CONNECT_ROUND_TRIPS) {
+            if (first.equals(second) && counters.roundTripsWaited() == attributed(first) + connect) {
                 quiet[0] = new Quiet(first, counters);
                 return true;
             }
             return false;
         }, () -> "fabric waited " + nvm.counters().roundTripsWaited() + ", engine attributed "
-                + attributed(nvm.stats()) + " + " + CONNECT_ROUND_TRIPS + " at connect: " + nvm.stats());
+                + attributed(nvm.stats()) + " + " + connect + " at connect: " + nvm.stats());
         return quiet[0];
     }
 
@@ -94,7 +98,7 @@ class RoundTripTest {
             for (int i = 0; i < CELLS; i++) {
                 cells.set(i, 0); // warm-up: slab grant, page fetches, first flushes
             }
-            Quiet before = quiesce(nvm);
+            Quiet before = quiesce(nvm, transport);
 
             for (int i = 0; i < n; i++) {
                 int index = random.nextInt(CELLS);
@@ -110,7 +114,7 @@ class RoundTripTest {
             assertEquals(0, during.fetchRoundTrips() - before.stats().fetchRoundTrips(), "all pages were cached");
             assertEquals(n, nvm.counters().flushes() - before.counters().flushes(), "one FLUSH per commit");
 
-            Quiet after = quiesce(nvm);
+            Quiet after = quiesce(nvm, transport);
             long fabric = after.counters().roundTripsWaited() - before.counters().roundTripsWaited();
             long engine = attributed(after.stats()) - attributed(before.stats());
             assertEquals(fabric, engine, () -> transport + ": every round trip the fabric waited for is attributed, "
@@ -133,7 +137,7 @@ class RoundTripTest {
             for (int i = 0; i < CELLS; i++) {
                 cells.setAsync(i, 0);
             }
-            Quiet before = quiesce(nvm);
+            Quiet before = quiesce(nvm, transport);
 
             for (int i = 0; i < n; i++) {
                 int index = random.nextInt(CELLS);
@@ -152,7 +156,7 @@ class RoundTripTest {
             assertTrue(nvm.stats().backgroundRoundTrips() > before.stats().backgroundRoundTrips(),
                     "the agent made them durable");
 
-            Quiet after = quiesce(nvm);
+            Quiet after = quiesce(nvm, transport);
             assertEquals(before.stats().commitRoundTrips(), after.stats().commitRoundTrips());
             assertEquals(after.counters().roundTripsWaited() - before.counters().roundTripsWaited(),
                     attributed(after.stats()) - attributed(before.stats()),
@@ -176,7 +180,7 @@ class RoundTripTest {
                 cells.set(i, 1_000);
             }
             long total = 1_000L * (CELLS - threads);
-            Quiet before = quiesce(nvm);
+            Quiet before = quiesce(nvm, transport);
 
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
@@ -201,7 +205,7 @@ class RoundTripTest {
                 pool.shutdownNow();
             }
 
-            Quiet after = quiesce(nvm);
+            Quiet after = quiesce(nvm, transport);
             long commits = after.stats().commits() - before.stats().commits();
             long commitRoundTrips = after.stats().commitRoundTrips() - before.stats().commitRoundTrips();
             long flushes = after.counters().flushes() - before.counters().flushes();
@@ -248,7 +252,7 @@ class RoundTripTest {
             for (int i = 0; i < threads; i++) {
                 cells.set(i, 0); // warm-up: every page cached, so each commit is one record and one wait
             }
-            Quiet before = quiesce(nvm);
+            Quiet before = quiesce(nvm, transport);
             long posted = before.stats().lastTxId() + threads;
             gate.holdNextFlush(() -> nvm.stats().lastTxId() >= posted); // every committer's record is posted
             ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -264,7 +268,7 @@ class RoundTripTest {
             } finally {
                 pool.shutdownNow();
             }
-            Quiet after = quiesce(nvm);
+            Quiet after = quiesce(nvm, transport);
             assertEquals(threads, after.stats().commits() - before.stats().commits());
             assertEquals(2, after.counters().flushes() - before.counters().flushes(), () -> transport
                     + ": one FLUSH for the first commit, one shared by the three posted while it was held; before "

@@ -72,9 +72,11 @@ class TlsTest {
             AsymNvmException none = assertThrows(AsymNvmException.class,
                     () -> connect(node, TcpTls.client(server[0], null, null)).close());
             assertEquals(ErrorCode.CONNECTION_LOST, none.errorCode(), none.getMessage());
+            assertTrue(none.getMessage().contains("certificate"), "names the refusal: " + none.getMessage());
             AsymNvmException unknown = assertThrows(AsymNvmException.class,
                     () -> connect(node, TcpTls.client(server[0], stranger[0], stranger[1])).close());
             assertEquals(ErrorCode.CONNECTION_LOST, unknown.errorCode(), unknown.getMessage());
+            assertTrue(unknown.getMessage().contains("certificate"), "names the refusal: " + unknown.getMessage());
             try (AsymNvm nvm = connect(node, TcpTls.client(server[0], client[0], client[1]))) {
                 commitAndRead(nvm);
             }

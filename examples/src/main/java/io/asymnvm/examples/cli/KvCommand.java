@@ -55,6 +55,14 @@ public final class KvCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--backend", required = true, paramLabel = "HOST:PORT",
+            description = "Backend to attach to, e.g. 127.0.0.1:7000.")
+    String backend;
+
+    @Option(names = "--frontend-id", required = true, paramLabel = "N",
+            description = "This frontend's identity (0..max frontends of the backend - 1).")
+    int frontendId;
+
     @Option(names = "--credentials", paramLabel = "FILE",
             description = "Credentials file with this frontend's secret (the backend's or an exported one).")
     java.nio.file.Path credentials;
@@ -67,14 +75,6 @@ public final class KvCommand implements Callable<Integer> {
 
     @Option(names = "--tls-key", paramLabel = "PEM", description = "Mutual TLS: the client certificate's key (PKCS#8).")
     java.nio.file.Path tlsKey;
-
-    @Option(names = "--backend", required = true, paramLabel = "HOST:PORT",
-            description = "Backend to attach to, e.g. 127.0.0.1:7000.")
-    String backend;
-
-    @Option(names = "--frontend-id", required = true, paramLabel = "N",
-            description = "This frontend's identity (0..max frontends of the backend - 1).")
-    int frontendId;
 
     @Option(names = "--structure", defaultValue = "hash", converter = StructureKind.Converter.class,
             completionCandidates = StructureKind.Names.class,

@@ -153,8 +153,12 @@ public final class TcpFabric implements Fabric {
             return c;
         }
 
-        private static AsymNvmException lost() {
-            return new AsymNvmException(ErrorCode.CONNECTION_LOST, "connection to memory node lost");
+        private volatile Throwable lostCause;
+
+        private AsymNvmException lost() {
+            Throwable cause = lostCause; // e.g. the TLS alert of a server that refused this client's certificate
+            return new AsymNvmException(ErrorCode.CONNECTION_LOST, "connection to memory node lost"
+                    + (cause == null ? "" : ": " + cause.getMessage()), cause);
         }
 
         @Override
@@ -263,6 +267,9 @@ public final class TcpFabric implements Fabric {
 
             @Override
             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                if (lostCause == null) {
+                    lostCause = cause;
+                }
                 ctx.close();
             }
         }

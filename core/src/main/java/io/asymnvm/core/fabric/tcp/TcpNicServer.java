@@ -58,6 +58,9 @@ public final class TcpNicServer implements AutoCloseable {
      * every connection runs through TLS first ({@link TcpTls}).
      */
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpServerLimits limits, TcpTls tls) {
+        if (tls != null && tls.isClient()) {
+            throw new IllegalArgumentException("client TLS settings given to a server");
+        }
         this.bindAddress = bindAddress;
         this.tls = tls;
         this.limits = limits.validate();
