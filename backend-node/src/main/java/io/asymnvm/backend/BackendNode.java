@@ -70,7 +70,7 @@ public final class BackendNode implements AutoCloseable {
             this.logs = new FrontendLog[sb.maxFrontends()];
             for (int f = 0; f < logs.length; f++) {
                 logs[f] = new FrontendLog(f, region, sb);
-                FrontendLog.SemanticTail tail = logs[f].scanAtStart(); // null: damaged ring, frontend quarantined
+                FrontendLog.SemanticTail tail = logs[f].scanAtStart(image.previousShutdownClean()); // null: quarantined
                 if (tail != null && tail.records() > 0) {
                     LOG.info("frontend {}: {} semantic records after applied tx {} (up to tx {})", f,
                             tail.records(), logs[f].checkpoint().appliedTxId(), tail.lastTxId());

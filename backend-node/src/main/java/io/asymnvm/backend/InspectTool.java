@@ -279,7 +279,7 @@ public final class InspectTool implements Callable<Integer> {
             SlabSummary slabs = readSlabTable(region, sb, owners, findings);
             List<FrontendArea> areas = new ArrayList<>();
             for (int f = 0; f < sb.maxFrontends(); f++) {
-                areas.add(readArea(region, sb, f, owners, findings));
+                areas.add(readArea(region, sb, f, owners, findings, mark));
             }
             return new InspectReport(absolute.toString(), sb, mark, List.copyOf(areas), slabs, findings.crcs,
                     List.copyOf(findings.warnings), List.copyOf(findings.problems));
@@ -371,11 +371,11 @@ public final class InspectTool implements Callable<Integer> {
 
     /** Reads one log area, again when a live backend changed its control block while a scan failed. */
     private static FrontendArea readArea(FileChannelRegion region, Superblock sb, int f, int[] owners,
-                                         Findings findings) {
+                                         Findings findings, boolean mark) {
         for (int attempt = 1; ; attempt++) {
             byte[] control = region.read(sb.controlBlockOf(f), ControlBlockLayout.READ_LENGTH);
             Findings local = new Findings();
-            FrontendArea area = readArea(region, sb, f, control, owners, local);
+            FrontendArea area = readArea(region, sb, f, control, owners, local, mark);
             boolean failed = !local.problems.isEmpty();
             if (failed && attempt < LIVE_RETRIES
                     && !Arrays.equals(control, region.read(sb.controlBlockOf(f), ControlBlockLayout.READ_LENGTH))) {
@@ -389,7 +389,7 @@ public final class InspectTool implements Callable<Integer> {
     }
 
     private static FrontendArea readArea(FileChannelRegion region, Superblock sb, int f, byte[] control,
-                                         int[] owners, Findings findings) {
+                                         int[] owners, Findings findings, boolean mark) {
         String area = region.name() + " control block of frontend " + f;
         List<Slot> slots = List.of(slot(control, 0, ControlBlockLayout.SLOT0_OFFSET, area, findings),
                 slot(control, 1, ControlBlockLayout.SLOT1_OFFSET, area, findings));
@@ -397,7 +397,7 @@ public final class InspectTool implements Callable<Integer> {
         long watermark = ControlBlockLayout.durableSemTail(control);
         RingDamage[] quarantine = new RingDamage[1];
         Ring semantic = scanSemantic(region, sb, f, cp, watermark, findings, quarantine);
-        Ring redo = scanRedo(region, sb, f, cp, owners, findings, quarantine);
+        Ring redo = scanRedo(region, sb, f, cp, owners, findings, quarantine, mark);
         return new FrontendArea(f, sb.controlBlockOf(f), slots, cp, watermark,
                 ControlBlockLayout.attachEpoch(control), ControlBlockLayout.state(control), semantic, redo,
                 quarantine[0]);
@@ -468,7 +468,7 @@ public final class InspectTool implements Callable<Integer> {
     }
 
     private static Ring scanRedo(FileChannelRegion region, Superblock sb, int f, Checkpoint cp, int[] owners,
-                                 Findings findings, RingDamage[] quarantine) {
+                                 Findings findings, RingDamage[] quarantine, boolean mark) {
         RingReader reader = new RingReader(region, sb.redoRingOf(f), sb.redoRingCapacity(),
                 LogRecordLayout.TYPE_REDO_BATCH, region.name() + " redo ring of frontend " + f);
         long[] seen = new long[4]; // batches, first tx, last tx, copies of applied batches
@@ -514,8 +514,10 @@ public final class InspectTool implements Callable<Integer> {
             }
         });
         findings.crcs += seen[0];
-        // an invalid batch followed by a valid one is damaged, not torn: the replayer quarantines the frontend
-        RingDamage damage = scan.tail() < scan.head() + reader.capacity()
+        // an invalid batch followed by a valid one is damaged, not torn: the replayer quarantines the frontend;
+        // unless the mark file says a backend runs or crashed, where a power failure may have torn it (a start
+        // after an unclean shutdown treats it as the tail)
+        RingDamage damage = !mark && scan.tail() < scan.head() + reader.capacity()
                 ? RingDamage.ofUnwatermarked(reader, reader.read(scan.tail())) : null;
         if (damage != null) {
             bad.add(0, "damaged redo batch in " + damage.describe() + "; a backend quarantines frontend " + f

@@ -30,6 +30,8 @@ public final class FrontendLog {
     private volatile Checkpoint checkpoint;
     private volatile String fault;
     private volatile RingDamage quarantine;
+    /** Where the redo ring's valid records ended at a start after an unclean shutdown (-1: clean start). */
+    private volatile long crashTail = -1;
 
     public FrontendLog(int frontendId, PersistentRegion region, Superblock sb) {
         this.frontendId = frontendId;
@@ -208,11 +210,28 @@ public final class FrontendLog {
     }
 
     /**
-     * The start-up check of the semantic ring: a damaged record quarantines this frontend (logged) instead of
-     * failing the backend's start. Returns the tail, or null when quarantined. (The redo ring is checked by the
-     * replayer's first pass.)
+     * The start-up check of the rings: a damaged semantic record quarantines this frontend (logged) instead of
+     * failing the backend's start; returns the semantic tail, or null when quarantined. After an unclean shutdown
+     * the redo ring's first invalid position is remembered as {@link #crashTail()}: a power failure may keep a
+     * later batch and tear an earlier one, which is a torn tail, not damage. (Damage elsewhere in the redo ring is
+     * found by the replayer.)
      */
-    public SemanticTail scanAtStart() {
+    public SemanticTail scanAtStart(boolean previousShutdownClean) {
+        if (!previousShutdownClean) {
+            crashTail = RingScanner.scan(redo, checkpoint.redoHead(), checkpoint.redoHead(), null).tail();
+        }
+        return scanAtStart();
+    }
+
+    /**
+     * The redo position at which a start after an unclean shutdown found the ring's valid records to end (-1
+     * after a clean one): an invalid batch there is a crash's torn tail, never damage.
+     */
+    public long crashTail() {
+        return crashTail;
+    }
+
+    private SemanticTail scanAtStart() {
         try {
             return scanSemantic();
         } catch (AsymNvmException e) {

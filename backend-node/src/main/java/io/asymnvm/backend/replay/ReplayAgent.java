@@ -85,7 +85,8 @@ public final class ReplayAgent implements Runnable {
                 continue;
             }
             if (e.kind() != RingReader.Kind.VALID) {
-                RingDamage damage = RingDamage.ofUnwatermarked(reader, e);
+                // after an unclean shutdown, a torn batch where the valid records ended is a crash's tail
+                RingDamage damage = e.position() == log.crashTail() ? null : RingDamage.ofUnwatermarked(reader, e);
                 if (damage != null) {
                     log.quarantine(damage); // a damaged batch, not one still being written: stop this frontend
                 }

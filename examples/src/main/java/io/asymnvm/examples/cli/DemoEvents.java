@@ -46,6 +46,8 @@ final class DemoEvents {
 
     /** Registers the index with {@code nvm} (before its first transaction). */
     void attach(AsymNvm nvm) {
+        // recordEvents takes a List<Event>: its runtime classes must be on the frontend's argument allow-list
+        nvm.allowArgumentClasses(Event.class, ArrayList.class);
         index = nvm.transactional(EventIndex.class, new EventIndexImpl(nvm, NAME));
     }
 
@@ -64,7 +66,15 @@ final class DemoEvents {
                 texts[i] = "event " + (from + i) + ": " + KINDS[random.nextInt(KINDS.length)] + " by user "
                         + random.nextInt(1000);
             }
-            index.recordAll(timestamps, texts);
+            if ((from / BATCH) % 2 == 0) {
+                index.recordAll(timestamps, texts);
+            } else {
+                List<Event> events = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    events.add(new Event(timestamps[i], texts[i]));
+                }
+                index.recordEvents(events);
+            }
             transactions++;
             for (int i = 0; i < n; i++) {
                 oracle.put(timestamps[i], texts[i]);

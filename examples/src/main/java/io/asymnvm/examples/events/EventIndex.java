@@ -35,6 +35,17 @@ public interface EventIndex {
     void recordAll(long[] timestamps, String[] texts);
 
     /**
+     * Like {@link #recordAll}, for events as {@link Event} records. The list is a semantic-record argument whose
+     * runtime classes are not declared parameter types: allow them before the first call and before recovery,
+     * {@code nvm.allowArgumentClasses(Event.class, ArrayList.class)}, and pass an {@code ArrayList} (another list
+     * class is refused at the call with {@code CLASS_NOT_REGISTERED} naming it).
+     *
+     * @throws IllegalArgumentException for a taken or repeated timestamp
+     */
+    @PersistentTransaction
+    void recordEvents(List<Event> events);
+
+    /**
      * The events with {@code from <= timestamp <= to}, newest first, at most {@code limit} of them (the newest
      * ones).
      *

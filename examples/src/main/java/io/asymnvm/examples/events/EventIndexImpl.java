@@ -57,6 +57,18 @@ public final class EventIndexImpl implements EventIndex {
     }
 
     @Override
+    public void recordEvents(List<Event> events) {
+        Objects.requireNonNull(events, "events");
+        long[] timestamps = new long[events.size()];
+        String[] texts = new String[events.size()];
+        for (int i = 0; i < timestamps.length; i++) {
+            timestamps[i] = events.get(i).timestamp();
+            texts[i] = events.get(i).text();
+        }
+        recordAll(timestamps, texts);
+    }
+
+    @Override
     public List<Event> between(long from, long to, int limit) {
         if (from > to) {
             throw new IllegalArgumentException("empty time range: from " + from + " > to " + to);

@@ -1,5 +1,7 @@
 package io.asymnvm.examples.events;
 
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
 import io.asymnvm.examples.ShmTempDirFactory;
 import io.asymnvm.frontend.AsymNvm;
 import org.junit.jupiter.api.Test;
@@ -126,6 +128,24 @@ class EventIndexTest {
             assertNull(events.at(490));
             assertEquals("e50", events.at(500));
             assertEquals(new Event(500, "e50"), events.between(0, 500, 5).get(0));
+        }
+    }
+
+    @Test
+    void shouldRecordEventRecordsOnlyOnceTheirClassesAreAllowed() {
+        try (AsymNvm nvm = AsymNvm.embedded(dir)) {
+            EventIndex events = index(nvm);
+            List<Event> batch = new ArrayList<>(List.of(new Event(1, "a"), new Event(2, "b")));
+            AsymNvmException refused = assertThrows(AsymNvmException.class, () -> events.recordEvents(batch));
+            assertEquals(ErrorCode.CLASS_NOT_REGISTERED, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("java.util.ArrayList"), refused.getMessage());
+            assertEquals(0, events.count(), "refused before anything was logged");
+
+            nvm.allowArgumentClasses(Event.class, ArrayList.class);
+            events.recordEvents(batch);
+            assertEquals(List.of(new Event(2, "b"), new Event(1, "a")), events.latest(5));
+            assertThrows(AsymNvmException.class, () -> events.recordEvents(List.of(new Event(3, "c"))),
+                    "an immutable list's class is not allowed");
         }
     }
 }

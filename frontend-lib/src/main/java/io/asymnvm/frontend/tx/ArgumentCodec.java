@@ -61,6 +61,11 @@ public final class ArgumentCodec {
                 kryo.remove();
                 String what = "argument " + i + " of type " + (args[i] == null ? "null" : args[i].getClass().getName());
                 AsymNvmException refused = refusal(e);
+                if (refused != null && args[i] != null && (java.lang.reflect.Proxy.isProxyClass(args[i].getClass())
+                        || args[i].getClass().isHidden())) {
+                    throw new AsymNvmException(ErrorCode.CLASS_NOT_REGISTERED, what + " is a proxy or a lambda: it "
+                            + "has no stable class to decode again in recovery and cannot be allowed; pass data", e);
+                }
                 if (refused != null) {
                     throw new AsymNvmException(ErrorCode.CLASS_NOT_REGISTERED, what + ": " + refused.detail(), e);
                 }
