@@ -188,6 +188,30 @@ class TcpNicServerTest {
         assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, queued.await().bytes());
     }
 
+    /**
+     * With a loop per connection a FLUSH runs inline (no hand-off on the commit path); a held persist then still
+     * delays no other connection, and a connection arriving meanwhile is placed on a loop that is not persisting.
+     */
+    @Test
+    void flushAloneOnItsLoopDelaysNeitherOthersNorNewConnections() {
+        start(limits().eventLoopThreads(2));
+        FabricConnection slow = attached(1);
+        FabricConnection other = attached(2);
+        slow.write(REGION, 0, new byte[] {4, 4, 4, 4, 4, 4, 4, 4}, 0, 8).await();
+        backing.persistHeld = new CountDownLatch(1);
+        Completion flush = slow.flush(0, false);
+        await(backing.persistEntered);
+
+        assertArrayEquals(new byte[] {4, 4, 4, 4, 4, 4, 4, 4}, other.read(REGION, 0, 8).await().bytes());
+        for (int i = 0; i < 3; i++) {
+            FabricConnection late = attached(3 + i); // connect + attach + read, each on a loop that is free
+            late.read(REGION, 0, 8).await(TimeUnit.SECONDS.toNanos(20));
+        }
+        assertFalse(flush.isDone(), "the FLUSH is still held");
+        backing.persistHeld.countDown();
+        assertEquals(8, flush.await().value1());
+    }
+
     @Test
     void slowControlCallDoesNotDelayAnotherConnectionsRead() throws Exception {
         start(limits());
