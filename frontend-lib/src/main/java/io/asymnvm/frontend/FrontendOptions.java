@@ -20,6 +20,7 @@ public final class FrontendOptions {
     private final long embeddedSizeBytes;
     private final int readAheadPages;
     private final boolean verifyCache;
+    private final long keepAliveMillis;
 
     private FrontendOptions(Builder b) {
         cacheBytes = b.cacheBytes;
@@ -32,6 +33,16 @@ public final class FrontendOptions {
         embeddedSizeBytes = b.embeddedSizeBytes;
         readAheadPages = b.readAheadPages;
         verifyCache = b.verifyCache;
+        keepAliveMillis = b.keepAliveMillis;
+    }
+
+    /**
+     * A frontend reads its control block this often, whatever else it does, so the backend's idle timeout
+     * (default 300 s) closes only dead connections, not idle frontends (whose reconnect would drop their clean
+     * cached pages); 0 = never.
+     */
+    public long keepAliveMillis() {
+        return keepAliveMillis;
     }
 
     public static FrontendOptions defaults() {
@@ -96,6 +107,13 @@ public final class FrontendOptions {
         private long embeddedSizeBytes = 256L << 20;
         private int readAheadPages = 4;
         private boolean verifyCache = Boolean.getBoolean(VERIFY_CACHE_PROPERTY);
+        private long keepAliveMillis = 60_000;
+
+        /** See {@link FrontendOptions#keepAliveMillis()}; default 60 s, 0 = never. */
+        public Builder keepAliveMillis(long v) {
+            keepAliveMillis = v;
+            return this;
+        }
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -155,6 +173,7 @@ public final class FrontendOptions {
             Checks.requireRange("reconnect timeout (ms)", reconnectTimeoutMillis, 0, 3_600_000);
             Checks.requirePositive("embedded PM size", embeddedSizeBytes);
             Checks.requireRange("read-ahead pages", readAheadPages, 0, 256);
+            Checks.requireRange("keep-alive (ms)", keepAliveMillis, 0, 3_600_000);
             return new FrontendOptions(this);
         }
     }
