@@ -23,6 +23,7 @@ public final class FrontendOptions {
     private final java.nio.file.Path credentials;
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
     private final boolean returnEmptySlabs;
+    private final long keepAliveMillis;
 
     private FrontendOptions(Builder b) {
         tls = b.tls;
@@ -38,6 +39,16 @@ public final class FrontendOptions {
         readAheadPages = b.readAheadPages;
         verifyCache = b.verifyCache;
         returnEmptySlabs = b.returnEmptySlabs;
+        keepAliveMillis = b.keepAliveMillis;
+    }
+
+    /**
+     * A frontend reads its control block this often, whatever else it does, so the backend's idle timeout
+     * (default 300 s) closes only dead connections, not idle frontends (whose reconnect would drop their clean
+     * cached pages); 0 = never.
+     */
+    public long keepAliveMillis() {
+        return keepAliveMillis;
     }
 
     public static FrontendOptions defaults() {
@@ -102,7 +113,7 @@ public final class FrontendOptions {
                 .pollIntervalMicros(pollIntervalMicros).asyncFlushMicros(asyncFlushMicros)
                 .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
                 .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls)
-                .returnEmptySlabs(returnEmptySlabs);
+                .returnEmptySlabs(returnEmptySlabs).keepAliveMillis(keepAliveMillis);
         return b.credentials(file).conclude();
     }
 
@@ -138,6 +149,14 @@ public final class FrontendOptions {
         }
 
         private boolean returnEmptySlabs = true;
+
+        private long keepAliveMillis = 60_000;
+
+        /** See {@link FrontendOptions#keepAliveMillis()}; default 60 s, 0 = never. */
+        public Builder keepAliveMillis(long v) {
+            keepAliveMillis = v;
+            return this;
+        }
 
         public Builder cacheBytes(long v) {
             cacheBytes = v;
@@ -214,6 +233,7 @@ public final class FrontendOptions {
             Checks.requireRange("reconnect timeout (ms)", reconnectTimeoutMillis, 0, 3_600_000);
             Checks.requirePositive("embedded PM size", embeddedSizeBytes);
             Checks.requireRange("read-ahead pages", readAheadPages, 0, 256);
+            Checks.requireRange("keep-alive (ms)", keepAliveMillis, 0, 3_600_000);
             return new FrontendOptions(this);
         }
     }

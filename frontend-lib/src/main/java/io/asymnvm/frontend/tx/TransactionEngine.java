@@ -956,6 +956,8 @@ public final class TransactionEngine implements AutoCloseable {
         long redoDelayNanos = TimeUnit.MICROSECONDS.toNanos(options.redoMaxDelayMicros());
         long asyncNanos = TimeUnit.MICROSECONDS.toNanos(options.asyncFlushMicros());
         long lastPoll = 0;
+        long keepAliveNanos = TimeUnit.MILLISECONDS.toNanos(options.keepAliveMillis());
+        long lastKeepAlive = System.nanoTime();
         long lastAsyncFlush = System.nanoTime();
         while (running) {
             try {
@@ -978,6 +980,10 @@ public final class TransactionEngine implements AutoCloseable {
                     pollApplied(true);
                 }
                 slabReturns.doWork();
+                if (keepAliveNanos > 0 && now - lastKeepAlive >= keepAliveNanos) {
+                    lastKeepAlive = now;
+                    keepAlive();
+                }
                 LockSupport.parkNanos(Math.min(pollNanos, redoDelayNanos) / 2);
             } catch (CacheIncoherentException e) {
                 LOG.error("frontend {} stopped: {}", frontendId, e.getMessage());
@@ -990,6 +996,18 @@ public final class TransactionEngine implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.error("frontend {} background agent failed", frontendId, e);
             }
+        }
+    }
+
+    /**
+     * Traffic for the backend's idle timeout: one READ posted and not awaited. A failure is left to the next real
+     * operation, which reconnects; an idle frontend never becomes unusable because of a keep-alive.
+     */
+    private void keepAlive() {
+        try {
+            link.read(RegionIds.control(frontendId), 0, ControlBlockLayout.READ_LENGTH);
+        } catch (RuntimeException notConnected) {
+            // reconnecting or closed: nothing to keep alive
         }
     }
 

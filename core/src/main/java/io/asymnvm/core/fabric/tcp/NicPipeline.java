@@ -11,8 +11,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * Builds the channel pipeline of one emulated-NIC connection: idle timeout, request framing with the frame
  * limit, then the {@link NicConnectionHandler}; and sets the reply write-buffer water marks. Shared by the
- * server and by tests that feed bytes through Netty's {@code EmbeddedChannel} (pass a same-thread executor as
- * {@code workers} to run FLUSH and control calls synchronously, then run the channel's pending tasks).
+ * server and by tests that feed bytes through Netty's {@code EmbeddedChannel}: pass a same-thread executor
+ * ({@code Runnable::run}) as {@code workers} so FLUSH and control calls run synchronously, call {@link #init} on
+ * the channel and fire {@code channelActive} (an {@code EmbeddedChannel} is active before the handlers are
+ * added), write inbound bytes, run the channel's pending tasks, then read the replies outbound
+ * ({@code TcpNicServerTest#pipelineRunsInAnEmbeddedChannel}).
  */
 final class NicPipeline {
     private final EmulatedNic nic;

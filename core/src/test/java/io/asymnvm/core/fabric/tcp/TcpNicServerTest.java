@@ -188,6 +188,30 @@ class TcpNicServerTest {
         assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, queued.await().bytes());
     }
 
+    /**
+     * With a loop per connection a FLUSH runs inline (no hand-off on the commit path); a held persist then still
+     * delays no other connection, and a connection arriving meanwhile is placed on a loop that is not persisting.
+     */
+    @Test
+    void flushAloneOnItsLoopDelaysNeitherOthersNorNewConnections() {
+        start(limits().eventLoopThreads(2));
+        FabricConnection slow = attached(1);
+        FabricConnection other = attached(2);
+        slow.write(REGION, 0, new byte[] {4, 4, 4, 4, 4, 4, 4, 4}, 0, 8).await();
+        backing.persistHeld = new CountDownLatch(1);
+        Completion flush = slow.flush(0, false);
+        await(backing.persistEntered);
+
+        assertArrayEquals(new byte[] {4, 4, 4, 4, 4, 4, 4, 4}, other.read(REGION, 0, 8).await().bytes());
+        for (int i = 0; i < 3; i++) {
+            FabricConnection late = attached(3 + i); // connect + attach + read, each on a loop that is free
+            late.read(REGION, 0, 8).await(TimeUnit.SECONDS.toNanos(20));
+        }
+        assertFalse(flush.isDone(), "the FLUSH is still held");
+        backing.persistHeld.countDown();
+        assertEquals(8, flush.await().value1());
+    }
+
     @Test
     void slowControlCallDoesNotDelayAnotherConnectionsRead() throws Exception {
         start(limits());
@@ -360,6 +384,38 @@ class TcpNicServerTest {
             }
             sender.join(20_000);
         }
+    }
+
+    /** The server's pipeline without sockets (what fuzz tests use): bytes in, replies out, in order. */
+    @Test
+    void pipelineRunsInAnEmbeddedChannel() {
+        RegionTable table = new RegionTable();
+        table.register(REGION, backing, 0, REGION_SIZE, null);
+        EmulatedNic nic = new EmulatedNic(table, control, PersistenceDomain.ADR);
+        NicPipeline pipeline = new NicPipeline(nic, limits().maxFrameLength(1024).build()
+                .resolve(1024, 1), Runnable::run);
+        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel();
+        pipeline.init(ch);
+        ch.pipeline().fireChannelActive();
+        ByteBuffer attach = controlFrame(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0));
+        ByteBuffer garbage = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(4).putInt(0).flip();
+        ByteBuffer tooLong = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(5000).flip();
+        ch.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(attach), io.netty.buffer.Unpooled.wrappedBuffer(
+                garbage), io.netty.buffer.Unpooled.wrappedBuffer(tooLong));
+        ch.runPendingTasks();
+        byte[] types = new byte[3];
+        int[] codes = new int[3];
+        for (int i = 0; i < 3; i++) {
+            io.netty.buffer.ByteBuf reply = ch.readOutbound();
+            types[i] = reply.getByte(FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.TYPE_OFFSET);
+            codes[i] = reply.getIntLE(FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.ERROR_CODE_OFFSET);
+            reply.release();
+        }
+        assertArrayEquals(new byte[] {FrameLayout.RESP_DATA, FrameLayout.RESP_ERROR, FrameLayout.RESP_ERROR}, types);
+        assertEquals(ErrorCode.MALFORMED_FRAME.code(), codes[1]);
+        assertEquals(ErrorCode.LIMIT_EXCEEDED.code(), codes[2]);
+        assertFalse(ch.isOpen(), "closed after an untrusted length field");
+        assertEquals(0, pipeline.registry().openConnections());
     }
 
     private static ByteBuffer controlFrame(byte[] request) {
