@@ -92,7 +92,8 @@ class HostileClientTest {
         BackendNode node = BackendNode.start(config);
         try {
             int port = node.port();
-            try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", port, 0)) {
+            try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", port, 0,
+                    io.asymnvm.frontend.FrontendOptions.defaults().withCredentials(node.credentialsFile()))) {
                 Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
                 accounts.create(ACCOUNTS, INITIAL);
                 Thread committer = new Thread(() -> {
@@ -158,7 +159,8 @@ class HostileClientTest {
                 "every oversized length field is refused with exactly one error reply");
 
         try (BackendNode again = BackendNode.start(config);
-             AsymNvm nvm = AsymNvm.connect("127.0.0.1", again.port(), 0)) {
+             AsymNvm nvm = AsymNvm.connect("127.0.0.1", again.port(), 0,
+                     io.asymnvm.frontend.FrontendOptions.defaults().withCredentials(again.credentialsFile()))) {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
             long total = 0;
             for (int i = 0; i < ACCOUNTS; i++) {

@@ -60,14 +60,16 @@ class StatusCommandTest {
         long damagedAt;
         try (BackendNode node = start(pm)) {
             AsymNvm victim = AsymNvm.connect("127.0.0.1", node.port(), 1,
-                    FrontendOptions.builder().redoBatch(1 << 20, 16 << 20, 10_000_000).conclude());
+                    FrontendOptions.builder().redoBatch(1 << 20, 16 << 20, 10_000_000)
+                            .credentials(node.credentialsFile()).conclude());
             Bank bank = victim.transactional(Bank.class, new BankImpl());
             bank.open(4, 100);
             victim.sync();
             bank.transfer(0, 1, 5);
             bank.transfer(1, 2, 5);
             bank.transfer(2, 3, 5);
-            try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0)) {
+            try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0,
+                    FrontendOptions.defaults().withCredentials(node.credentialsFile()))) {
                 nvm.transactional(Bank.class, new BankImpl()).open(2, 7);
                 assertEquals(0, status(node.port()), out.toString());
                 assertTrue(out.toString().contains("frontend 0: attached"), out.toString());
