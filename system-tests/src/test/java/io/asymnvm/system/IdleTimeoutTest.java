@@ -37,7 +37,7 @@ class IdleTimeoutTest {
                 .conclude();
         FrontendOptions options = FrontendOptions.builder().keepAliveMillis(200).conclude();
         try (BackendNode node = BackendNode.start(config);
-             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, options)) {
+             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, options.withCredentials(node.credentialsFile()))) {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
             accounts.create(ACCOUNTS, 100);
             long readsBefore = nvm.counters().reads();
@@ -62,7 +62,7 @@ class IdleTimeoutTest {
         long reconnects;
         FrontendOptions noKeepAlive = FrontendOptions.builder().keepAliveMillis(0).conclude();
         try (BackendNode node = BackendNode.start(config);
-             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, noKeepAlive)) {
+             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, noKeepAlive.withCredentials(node.credentialsFile()))) {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
             accounts.create(ACCOUNTS, 100);
             for (int round = 0; round < 2; round++) {
@@ -89,7 +89,7 @@ class IdleTimeoutTest {
         }
         assertTrue(reconnects >= 2, "reconnects " + reconnects);
         try (BackendNode node = BackendNode.start(config);
-             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, FrontendOptions.defaults())) {
+             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, FrontendOptions.defaults().withCredentials(node.credentialsFile()))) {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
             for (int a = 0; a < ACCOUNTS; a++) {
                 assertEquals(expected[a], accounts.balance(a), "account " + a + " after a restart");

@@ -67,7 +67,7 @@ class SlowPeerTest {
                 .port(0).serverLimits(TcpServerLimits.builder().writeBufferWaterMarks(64 << 10, 256 << 10).build())
                 .conclude();
         try (BackendNode node = BackendNode.start(config);
-             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, FrontendOptions.defaults())) {
+             AsymNvm nvm = AsymNvm.connect("127.0.0.1", node.port(), 0, FrontendOptions.defaults().withCredentials(node.credentialsFile()))) {
             Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
             accounts.create(ACCOUNTS, 1_000);
             sample(accounts, COMMITS_PER_SAMPLE); // warm-up
