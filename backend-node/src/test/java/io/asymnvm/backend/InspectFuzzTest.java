@@ -156,8 +156,9 @@ class InspectFuzzTest {
         s.put("unchanged", new byte[] {0});
         s.put("superblock-slab-count", input(FLAG_RESEAL_SUPERBLOCK, SuperblockLayout.SLAB_COUNT_OFFSET, 0x7F));
         s.put("slab-owner", input(0, sb.slabTableOffset() + 8, 0x33));
-        s.put("checkpoint-head", input(FLAG_RESEAL_CHECKPOINTS,
-                sb.controlBlockOf(0) + ControlBlockLayout.SLOT0_OFFSET + ControlBlockLayout.SLOT_REDO_HEAD_OFFSET, 0x40));
+        long redoHead = sb.controlBlockOf(0) + ControlBlockLayout.SLOT0_OFFSET
+                + ControlBlockLayout.SLOT_REDO_HEAD_OFFSET;
+        s.put("checkpoint-head", input(FLAG_RESEAL_CHECKPOINTS, redoHead, 0x40));
         s.put("watermark", input(0, sb.controlBlockOf(0) + ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET + 1, 0x10));
         s.put("semantic-record", input(0, sb.semRingOf(0) + 70, 0x01));
         s.put("redo-record-length", input(0, sb.redoRingOf(0) + 4, 0x7F));

@@ -195,8 +195,8 @@ class HostileClientTest {
 
         void print(long target, long nanos, long committed) {
             long replies = acks.sum();
-            StringBuilder sb = new StringBuilder(String.format("hostile clients: %,d frames sent (target %,d) by %d concurrent "
-                    + "clients in %.1f s; legitimate frontend committed %,d transfers meanwhile%n",
+            StringBuilder sb = new StringBuilder(String.format("hostile clients: %,d frames sent (target %,d) by %d "
+                    + "concurrent clients in %.1f s; legitimate frontend committed %,d transfers meanwhile%n",
                     sent.sum(), target, HOSTILE_CONNECTIONS, nanos / 1e9, committed));
             sb.append(String.format("  connections: %,d garbage, %,d truncated, %,d oversized; %,d closed by the "
                     + "server; %,d oversized refused with one error reply%n", garbageConnections.sum(),
@@ -320,7 +320,8 @@ class HostileClientTest {
         /** A length field beyond the frame limit: one error reply, then the server closes. */
         private int oversized() throws IOException {
             tally.oversizedConnections.increment();
-            int length = FrameLayout.MAX_FRAME_LENGTH + random.nextInt(Integer.MAX_VALUE - FrameLayout.MAX_FRAME_LENGTH);
+            int beyond = random.nextInt(Integer.MAX_VALUE - FrameLayout.MAX_FRAME_LENGTH);
+            int length = FrameLayout.MAX_FRAME_LENGTH + beyond;
             ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN).putInt(length);
             long errorsBefore = myErrors;
             sendAndClose(b.array(), 1);

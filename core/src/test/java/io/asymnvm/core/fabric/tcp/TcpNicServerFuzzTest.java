@@ -188,7 +188,7 @@ class TcpNicServerFuzzTest {
         }
     }
 
-    /** The committed seeds: one chunking byte, then well-formed frames of every type (also from an attached session). */
+    /** The committed seeds: one chunking byte, then well-formed frames of every type (also once attached). */
     static Map<String, byte[]> seeds() {
         Map<String, byte[]> s = new LinkedHashMap<>();
         byte[] attach = ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 0, 0);
