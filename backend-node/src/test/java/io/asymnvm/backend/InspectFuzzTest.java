@@ -54,7 +54,7 @@ class InspectFuzzTest {
 
     @BeforeAll
     static void buildImage() throws IOException {
-        dir = Files.createTempDirectory("inspect-fuzz");
+        dir = FuzzSeeds.scratch("inspect-fuzz");
         Path built = dir.resolve("built.pm");
         long semEnd = 0;
         long semAfterTx2 = 0;
@@ -89,13 +89,8 @@ class InspectFuzzTest {
     }
 
     @AfterAll
-    static void removeImage() throws IOException {
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+    static void removeImage() {
+        FuzzSeeds.removeScratch(dir);
     }
 
     @FuzzTest(maxDuration = FuzzSeeds.MAX_DURATION)

@@ -54,7 +54,7 @@ class DeepInspectFuzzTest {
 
     @BeforeAll
     static void buildImage() throws IOException {
-        dir = Files.createTempDirectory("deep-fuzz");
+        dir = FuzzSeeds.scratch("deep-fuzz");
         Path built = dir.resolve("built.pm");
         BackendConfiguration config = BackendConfiguration.builder(built).size(SIZE).pageSize(4096)
                 .slabSize(256L << 10).maxFrontends(2).semRingCapacity(64L << 10).redoRingCapacity(64L << 10)
@@ -82,13 +82,8 @@ class DeepInspectFuzzTest {
     }
 
     @AfterAll
-    static void removeImage() throws IOException {
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+    static void removeImage() {
+        FuzzSeeds.removeScratch(dir);
     }
 
     @FuzzTest(maxDuration = FuzzSeeds.MAX_DURATION)
