@@ -54,7 +54,7 @@ class InspectFuzzTest {
 
     @BeforeAll
     static void buildImage() throws IOException {
-        dir = Files.createTempDirectory("inspect-fuzz");
+        dir = FuzzSeeds.scratch("inspect-fuzz");
         Path built = dir.resolve("built.pm");
         long semEnd = 0;
         long semAfterTx2 = 0;
@@ -89,13 +89,8 @@ class InspectFuzzTest {
     }
 
     @AfterAll
-    static void removeImage() throws IOException {
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+    static void removeImage() {
+        FuzzSeeds.removeScratch(dir);
     }
 
     @FuzzTest(maxDuration = FuzzSeeds.MAX_DURATION)
@@ -156,8 +151,9 @@ class InspectFuzzTest {
         s.put("unchanged", new byte[] {0});
         s.put("superblock-slab-count", input(FLAG_RESEAL_SUPERBLOCK, SuperblockLayout.SLAB_COUNT_OFFSET, 0x7F));
         s.put("slab-owner", input(0, sb.slabTableOffset() + 8, 0x33));
-        s.put("checkpoint-head", input(FLAG_RESEAL_CHECKPOINTS,
-                sb.controlBlockOf(0) + ControlBlockLayout.SLOT0_OFFSET + ControlBlockLayout.SLOT_REDO_HEAD_OFFSET, 0x40));
+        long redoHead = sb.controlBlockOf(0) + ControlBlockLayout.SLOT0_OFFSET
+                + ControlBlockLayout.SLOT_REDO_HEAD_OFFSET;
+        s.put("checkpoint-head", input(FLAG_RESEAL_CHECKPOINTS, redoHead, 0x40));
         s.put("watermark", input(0, sb.controlBlockOf(0) + ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET + 1, 0x10));
         s.put("semantic-record", input(0, sb.semRingOf(0) + 70, 0x01));
         s.put("redo-record-length", input(0, sb.redoRingOf(0) + 4, 0x7F));

@@ -37,6 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
+import static io.asymnvm.core.testing.RequestFrames.control;
+import static io.asymnvm.core.testing.RequestFrames.frame;
+import static io.asymnvm.core.testing.RequestFrames.lengthPrefixed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -197,8 +200,8 @@ class HostileClientTest {
 
         void print(long target, long nanos, long committed) {
             long replies = acks.sum();
-            StringBuilder sb = new StringBuilder(String.format("hostile clients: %,d frames sent (target %,d) by %d concurrent "
-                    + "clients in %.1f s; legitimate frontend committed %,d transfers meanwhile%n",
+            StringBuilder sb = new StringBuilder(String.format("hostile clients: %,d frames sent (target %,d) by %d "
+                    + "concurrent clients in %.1f s; legitimate frontend committed %,d transfers meanwhile%n",
                     sent.sum(), target, HOSTILE_CONNECTIONS, nanos / 1e9, committed));
             sb.append(String.format("  connections: %,d garbage, %,d truncated, %,d oversized; %,d closed by the "
                     + "server; %,d oversized refused with one error reply%n", garbageConnections.sum(),
@@ -322,7 +325,8 @@ class HostileClientTest {
         /** A length field beyond the frame limit: one error reply, then the server closes. */
         private int oversized() throws IOException {
             tally.oversizedConnections.increment();
-            int length = FrameLayout.MAX_FRAME_LENGTH + random.nextInt(Integer.MAX_VALUE - FrameLayout.MAX_FRAME_LENGTH);
+            int beyond = random.nextInt(Integer.MAX_VALUE - FrameLayout.MAX_FRAME_LENGTH);
+            int length = FrameLayout.MAX_FRAME_LENGTH + beyond;
             ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN).putInt(length);
             long errorsBefore = myErrors;
             sendAndClose(b.array(), 1);
@@ -391,33 +395,6 @@ class HostileClientTest {
                 default:
                     return frame((byte) (6 + random.nextInt(100)), region, offset, 0, 0, null);
             }
-        }
-
-        private static byte[] control(byte[] payload) {
-            return frame(FrameLayout.REQ_CONTROL, 0, 0, 0, 0, payload);
-        }
-
-        private static byte[] lengthPrefixed(byte[] body) {
-            return ByteBuffer.allocate(FrameLayout.LENGTH_FIELD_LENGTH + body.length).order(ByteOrder.LITTLE_ENDIAN)
-                    .putInt(body.length).put(body).array();
-        }
-
-        static byte[] frame(byte type, int region, long offset, long arg1, long arg2, byte[] payload) {
-            int p = payload == null ? 0 : payload.length;
-            ByteBuffer b = ByteBuffer.allocate(FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.REQUEST_HEADER_LENGTH + p)
-                    .order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(FrameLayout.REQUEST_HEADER_LENGTH + p);
-            int base = FrameLayout.LENGTH_FIELD_LENGTH;
-            b.put(base + FrameLayout.TYPE_OFFSET, type);
-            b.putInt(base + FrameLayout.REGION_OFFSET, region);
-            b.putLong(base + FrameLayout.ADDRESS_OFFSET, offset);
-            b.putLong(base + FrameLayout.ARG1_OFFSET, arg1);
-            b.putLong(base + FrameLayout.ARG2_OFFSET, arg2);
-            if (payload != null) {
-                b.position(base + FrameLayout.REQUEST_HEADER_LENGTH);
-                b.put(payload);
-            }
-            return b.array();
         }
     }
 }

@@ -13,10 +13,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,23 +51,18 @@ class ControlFuzzTest {
     private static BackendNode node;
 
     @BeforeAll
-    static void startBackend() throws IOException {
-        dir = Files.createTempDirectory("control-fuzz");
+    static void startBackend() {
+        dir = FuzzSeeds.scratch("control-fuzz");
         pm = dir.resolve("control-fuzz.pm");
         node = BackendFixture.start(pm);
     }
 
     @AfterAll
-    static void stopBackend() throws IOException {
+    static void stopBackend() {
         if (node != null) {
             node.close();
         }
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+        FuzzSeeds.removeScratch(dir);
     }
 
     @FuzzTest(maxDuration = FuzzSeeds.MAX_DURATION)

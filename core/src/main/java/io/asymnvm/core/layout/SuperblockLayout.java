@@ -56,6 +56,8 @@ public final class SuperblockLayout {
     public static final int CREATED_OFFSET = 120;
     public static final int CRC_OFFSET = 128;
     public static final int LENGTH = 132;
+    /** Most frontends a superblock may describe (the backend's configuration limit). */
+    public static final int MAX_FRONTENDS = 1024;
 
     private SuperblockLayout() {
     }
@@ -195,6 +197,65 @@ public final class SuperblockLayout {
             throw new CorruptRecordException(where, HEAP_OFFSET_OFFSET, "heap end within file",
                     actualFileSize, sb.heapOffset() + sb.slabCount() * sb.slabSize());
         }
+        checkGeometry(sb, where);
         return sb;
+    }
+
+    /**
+     * The layout is a function of file size, page size, slab size, frontends and ring capacities ({@link #plan}):
+     * a CRC-valid superblock whose parameters are out of range or whose offsets differ from that plan (a damaged or
+     * forged image) would send every reader outside the file, so it is corruption naming the field.
+     */
+    private static void checkGeometry(Superblock sb, String where) {
+        requirePowerOfTwo(where, PAGE_SIZE_OFFSET, "page size", sb.pageSize(), 512, 1 << 20);
+        requirePowerOfTwo(where, SLAB_SIZE_OFFSET, "slab size", sb.slabSize(), sb.pageSize(), 1L << 30);
+        requireRange(where, MAX_FRONTENDS_OFFSET, "max frontends", sb.maxFrontends(), 1, MAX_FRONTENDS);
+        requirePageMultiple(where, SEM_RING_CAPACITY_OFFSET, "semantic ring capacity", sb.semRingCapacity(),
+                sb.pageSize());
+        requirePageMultiple(where, REDO_RING_CAPACITY_OFFSET, "redo ring capacity", sb.redoRingCapacity(),
+                sb.pageSize());
+        Superblock planned;
+        try {
+            planned = plan(sb.fileSize(), sb.pageSize(), sb.slabSize(), sb.maxFrontends(), sb.semRingCapacity(),
+                    sb.redoRingCapacity(), sb.identity(), sb.createdMillis());
+        } catch (IllegalArgumentException tooSmall) {
+            throw new CorruptRecordException(where, FILE_SIZE_OFFSET, "file size holding the recorded geometry ("
+                    + tooSmall.getMessage() + ")", sb.fileSize(), sb.fileSize());
+        }
+        requireEqual(where, SLAB_TABLE_OFFSET_OFFSET, "slab table offset", planned.slabTableOffset(),
+                sb.slabTableOffset());
+        requireEqual(where, LOG_AREA_OFFSET_OFFSET, "log area offset", planned.logAreaOffset(), sb.logAreaOffset());
+        requireEqual(where, LOG_AREA_STRIDE_OFFSET, "log area stride", planned.logAreaStride(), sb.logAreaStride());
+        requireEqual(where, HEAP_OFFSET_OFFSET, "heap offset", planned.heapOffset(), sb.heapOffset());
+        requireEqual(where, SLAB_COUNT_OFFSET, "slab count", planned.slabCount(), sb.slabCount());
+    }
+
+    private static void requireRange(String where, int offset, String what, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new CorruptRecordException(where, offset, what + " within [" + min + ", " + max + "]",
+                    value < min ? min : max, value);
+        }
+    }
+
+    private static void requirePowerOfTwo(String where, int offset, String what, long value, long min, long max) {
+        requireRange(where, offset, what, value, min, max);
+        if (Long.bitCount(value) != 1) {
+            throw new CorruptRecordException(where, offset, what + " a power of two", Long.highestOneBit(value),
+                    value);
+        }
+    }
+
+    private static void requirePageMultiple(String where, int offset, String what, long value, int pageSize) {
+        requireRange(where, offset, what, value, pageSize, 1L << 30);
+        if (value % pageSize != 0) {
+            throw new CorruptRecordException(where, offset, what + " a multiple of the page size " + pageSize,
+                    value - value % pageSize, value);
+        }
+    }
+
+    private static void requireEqual(String where, int offset, String what, long planned, long actual) {
+        if (planned != actual) {
+            throw new CorruptRecordException(where, offset, what + " of the planned layout", planned, actual);
+        }
     }
 }

@@ -126,6 +126,30 @@ class SuperblockLayoutTest {
     }
 
     @Test
+    void crcValidGeometryThatDiffersFromThePlanIsCorruptionNamingTheField() {
+        // inspect fuzzer's crash-5ad23f04: a resealed superblock whose log area lies beyond the file
+        long[][] damage = {{SuperblockLayout.LOG_AREA_OFFSET_OFFSET, 1L << 44},
+                {SuperblockLayout.HEAP_OFFSET_OFFSET, 0}, {SuperblockLayout.SLAB_TABLE_OFFSET_OFFSET, 0},
+                {SuperblockLayout.LOG_AREA_STRIDE_OFFSET, PAGE}, {SuperblockLayout.SLAB_COUNT_OFFSET, 1},
+                {SuperblockLayout.SLAB_SIZE_OFFSET, 0}, {SuperblockLayout.SEM_RING_CAPACITY_OFFSET, PAGE + 1},
+                {SuperblockLayout.MAX_FRONTENDS_OFFSET, 0}};
+        for (long[] d : damage) {
+            byte[] bytes = SuperblockLayout.encode(plan(FILE));
+            ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+            if (d[0] == SuperblockLayout.MAX_FRONTENDS_OFFSET) {
+                b.putInt((int) d[0], (int) d[1]);
+            } else {
+                b.putLong((int) d[0], d[1]);
+            }
+            reseal(bytes);
+            CorruptRecordException e = assertThrows(CorruptRecordException.class,
+                    () -> SuperblockLayout.decode(bytes, "forged.img", FILE), "field at " + d[0]);
+            assertEquals(d[0], e.offset(), e.getMessage());
+            assertEquals("forged.img", e.where());
+        }
+    }
+
+    @Test
     void otherFormatVersionNamesBothVersions() {
         byte[] bytes = SuperblockLayout.encode(plan(FILE));
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(SuperblockLayout.VERSION_OFFSET, 7);

@@ -24,6 +24,27 @@ public final class FuzzSeeds {
     private FuzzSeeds() {
     }
 
+    /** A scratch directory for a fuzz test class's files (under the build's temp directory). */
+    public static Path scratch(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes a {@link #scratch} directory and the files in it. */
+    public static void removeScratch(Path dir) {
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The source directory of a fuzz test method's inputs (the tests run in the module directory). */
     public static Path inputs(Class<?> test, String method) {
         return Path.of("src", "test", "resources").resolve(test.getPackageName().replace('.', '/'))

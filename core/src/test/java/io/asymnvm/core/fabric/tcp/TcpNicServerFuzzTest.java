@@ -26,6 +26,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import static io.asymnvm.core.testing.RequestFrames.frame;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -215,7 +216,7 @@ class TcpNicServerFuzzTest {
         }
     }
 
-    /** The committed seeds: one chunking byte, then well-formed frames of every type (also from an attached session). */
+    /** The committed seeds: one chunking byte, then well-formed frames of every type (also once attached). */
     static Map<String, byte[]> seeds() {
         Map<String, byte[]> s = new LinkedHashMap<>();
         byte[] attach = ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 0, 0);
@@ -240,24 +241,6 @@ class TcpNicServerFuzzTest {
         s.put("oversized", stream(0xFF, frame(FrameLayout.REQ_READ, WRITABLE, 0, 8, 0, null),
                 new byte[] {(byte) 0xF0, (byte) 0xFF, (byte) 0xFF, 0x7F, 1, 2, 3}));
         return s;
-    }
-
-    static byte[] frame(byte type, int region, long offset, long arg1, long arg2, byte[] payload) {
-        int p = payload == null ? 0 : payload.length;
-        ByteBuffer b = ByteBuffer.allocate(FrameLayout.LENGTH_FIELD_LENGTH + FrameLayout.REQUEST_HEADER_LENGTH + p)
-                .order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(FrameLayout.REQUEST_HEADER_LENGTH + p);
-        int base = b.position();
-        b.put(base + FrameLayout.TYPE_OFFSET, type);
-        b.putInt(base + FrameLayout.REGION_OFFSET, region);
-        b.putLong(base + FrameLayout.ADDRESS_OFFSET, offset);
-        b.putLong(base + FrameLayout.ARG1_OFFSET, arg1);
-        b.putLong(base + FrameLayout.ARG2_OFFSET, arg2);
-        if (payload != null) {
-            b.position(base + FrameLayout.REQUEST_HEADER_LENGTH);
-            b.put(payload);
-        }
-        return b.array();
     }
 
     private static byte[] stream(int chunkByte, byte[]... frames) {
