@@ -11,6 +11,7 @@ import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -17,6 +17,7 @@ import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingScanner;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,6 +2,7 @@ package io.asymnvm.frontend;
 
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -5,6 +5,7 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.tcp.TcpTls;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -7,6 +7,7 @@ import io.asymnvm.frontend.tx.ArgumentCodec;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.MethodRegistry;
 import io.asymnvm.recovery.log.RingScanner;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -4,6 +4,7 @@ import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.PersistentTransaction;
 import io.asymnvm.structures.codec.Codecs;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

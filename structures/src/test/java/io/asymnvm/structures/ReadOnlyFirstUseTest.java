@@ -7,6 +7,7 @@ import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.PersistentTransaction;
 import io.asymnvm.frontend.Transaction;
 import io.asymnvm.structures.codec.Codecs;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package io.asymnvm.examples.cli;
 
-import io.asymnvm.examples.ShmTempDirFactory;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

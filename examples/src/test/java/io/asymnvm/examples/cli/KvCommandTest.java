@@ -2,7 +2,7 @@ package io.asymnvm.examples.cli;
 
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
-import io.asymnvm.examples.ShmTempDirFactory;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.asymnvm.examples.events;
 
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
-import io.asymnvm.examples.ShmTempDirFactory;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,7 +1,7 @@
 package io.asymnvm.examples.kv;
 
-import io.asymnvm.examples.ShmTempDirFactory;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

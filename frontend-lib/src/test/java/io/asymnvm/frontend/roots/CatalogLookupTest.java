@@ -11,7 +11,7 @@ import io.asymnvm.core.fabric.ForwardingConnection;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
-import io.asymnvm.frontend.ShmTempDirFactory;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

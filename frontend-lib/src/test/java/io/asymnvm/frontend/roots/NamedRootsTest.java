@@ -6,7 +6,7 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
-import io.asymnvm.frontend.ShmTempDirFactory;
+import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
