@@ -6,6 +6,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
+import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.tx.ArgumentClasses;
@@ -179,23 +180,17 @@ class ArgumentAllowListTest {
     }
 
     /** A fabric whose semantic-ring WRITEs name {@link TrapArgument} where the frontend wrote SafeArgument. */
-    private static final class RenamingFabric implements Fabric {
+    private static final class RenamingFabric extends ForwardingFabric {
         private static final byte[] SAFE = "SafeArgumen".getBytes(StandardCharsets.US_ASCII);
         private static final byte[] TRAP = "TrapArgumen".getBytes(StandardCharsets.US_ASCII);
-        private final Fabric delegate;
 
         RenamingFabric(Fabric delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public FabricConnection connect() {
-            return new ForwardingConnection(delegate.connect()) {
+        protected FabricConnection wrap(FabricConnection connection) {
+            return new ForwardingConnection(connection) {
                 @Override
                 public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
                     if (RegionIds.kindOf(regionId) != RegionIds.KIND_SEMANTIC) {
@@ -210,11 +205,6 @@ class ArgumentAllowListTest {
                     return delegate().write(regionId, offset, record, 0, record.length);
                 }
             };
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
 
         private static int indexOf(byte[] haystack, byte[] needle) {

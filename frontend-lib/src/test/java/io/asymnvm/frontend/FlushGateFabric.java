@@ -4,6 +4,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
+import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.RegionIds;
 
 import java.util.concurrent.TimeUnit;
@@ -17,16 +18,15 @@ import java.util.function.BooleanSupplier;
  * holds (for example: every committer's transaction is posted): the records of concurrent committers then pile
  * up behind one FLUSH in flight, deterministically, which is the case group commit exists for.
  */
-final class FlushGateFabric implements Fabric {
+final class FlushGateFabric extends ForwardingFabric {
     private static final long HOLD_LIMIT_SECONDS = 30;
 
-    private final Fabric delegate;
     private final AtomicInteger semanticWrites = new AtomicInteger();
     private volatile BooleanSupplier release;
     private final AtomicBoolean armed = new AtomicBoolean();
 
     FlushGateFabric(Fabric delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** The next FLUSH waits until {@code condition} holds (polled; at most 30 s, then the test fails). */
@@ -41,13 +41,8 @@ final class FlushGateFabric implements Fabric {
     }
 
     @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public FabricConnection connect() {
-        return new ForwardingConnection(delegate.connect()) {
+    protected FabricConnection wrap(FabricConnection connection) {
+        return new ForwardingConnection(connection) {
             @Override
             public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
                 Completion done = delegate().write(regionId, offset, data, dataOffset, length);
@@ -72,10 +67,5 @@ final class FlushGateFabric implements Fabric {
                 return delegate().flush(stamp, stamped);
             }
         };
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

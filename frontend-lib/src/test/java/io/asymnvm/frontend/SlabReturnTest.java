@@ -7,6 +7,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
+import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.RandomizedTransactionTest.Blocks;
 import io.asymnvm.frontend.RandomizedTransactionTest.BlocksImpl;
@@ -233,26 +234,20 @@ class SlabReturnTest {
     }
 
     /** Crashes the frontend (through {@code crash}) at the first RETURN_SLAB call, before or after forwarding it. */
-    private static final class ReturnInterceptingFabric implements Fabric {
-        private final Fabric delegate;
+    private static final class ReturnInterceptingFabric extends ForwardingFabric {
         private final Step step;
         private final Runnable crash;
         private final AtomicBoolean done = new AtomicBoolean();
 
         ReturnInterceptingFabric(Fabric delegate, Step step, Runnable crash) {
-            this.delegate = delegate;
+            super(delegate);
             this.step = step;
             this.crash = crash;
         }
 
         @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public FabricConnection connect() {
-            return new ForwardingConnection(delegate.connect()) {
+        protected FabricConnection wrap(FabricConnection connection) {
+            return new ForwardingConnection(connection) {
                 @Override
                 public Completion call(byte[] request) {
                     int kind = ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
@@ -268,11 +263,6 @@ class SlabReturnTest {
                             "frontend crashed during a slab return"));
                 }
             };
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 

@@ -6,6 +6,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
+import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.RegionIds;
 
 import java.util.Objects;
@@ -28,7 +29,7 @@ import java.util.function.Consumer;
  * <p>Thread-safe. The callback runs on the posting thread right after the prefix landed and before the failed
  * completion is returned, so a test can crash the frontend before it sees the failure (and reconnects).
  */
-final class FaultInjectingFabric implements Fabric {
+final class FaultInjectingFabric extends ForwardingFabric {
     private static final long PREFIX_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The torn write: its region, ring offset and length, and how many leading bytes landed. */
@@ -45,7 +46,6 @@ final class FaultInjectingFabric implements Fabric {
         return -1;
     }
 
-    private final Fabric delegate;
     private final AtomicLong semanticWrites = new AtomicLong();
     private long tearAt = -1;
     private Random random;
@@ -53,7 +53,7 @@ final class FaultInjectingFabric implements Fabric {
     private volatile TornWrite torn;
 
     FaultInjectingFabric(Fabric delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
     }
 
     /**
@@ -81,18 +81,8 @@ final class FaultInjectingFabric implements Fabric {
     }
 
     @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public FabricConnection connect() {
-        return new TearingConnection(delegate.connect());
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+    protected FabricConnection wrap(FabricConnection connection) {
+        return new TearingConnection(connection);
     }
 
     /** Whether this semantic write is the one to tear (counts it). */

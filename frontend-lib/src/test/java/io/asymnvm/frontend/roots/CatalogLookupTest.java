@@ -8,6 +8,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
+import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
@@ -110,21 +111,15 @@ class CatalogLookupTest {
     }
 
     /** Drops every catalog bind of a created root (address set), as if the frontend died before sending it. */
-    private static final class LosingBinds implements Fabric {
-        private final Fabric delegate;
+    private static final class LosingBinds extends ForwardingFabric {
 
         LosingBinds(Fabric delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public FabricConnection connect() {
-            return new ForwardingConnection(delegate.connect()) {
+        protected FabricConnection wrap(FabricConnection connection) {
+            return new ForwardingConnection(connection) {
                 @Override
                 public Completion call(byte[] request) {
                     ByteBuffer b = ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN);
@@ -136,11 +131,6 @@ class CatalogLookupTest {
                     return delegate().call(request);
                 }
             };
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }
