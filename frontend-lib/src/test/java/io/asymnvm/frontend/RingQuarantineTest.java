@@ -29,7 +29,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -199,7 +201,9 @@ class RingQuarantineTest {
     @Test
     void shouldStopARunningFrontendForGoodAtItsFirstFlushRefusedAsRingCorrupt() throws Exception {
         try (TestBackend backend = TestBackend.start(dir, TestBackend.Transport.TCP)) {
+            Set<Thread> agentsBefore = agentsOf(1);
             AsymNvm victim = backend.open(1, LAZY_REDO);
+            Thread agent = newAgent(agentsBefore, agentsOf(1));
             Cells v = victim.transactional(Cells.class, new Cells.Impl());
             v.create(8);
             victim.sync();
@@ -218,7 +222,6 @@ class RingQuarantineTest {
 
             long flushesBefore = victim.counters().flushes();
             v.setAsync(5, 5); // not awaited: the background agent posts its FLUSH, which is refused
-            Thread agent = agentOf(1);
             agent.join(TimeUnit.SECONDS.toMillis(20));
             assertFalse(agent.isAlive(), "the agent stops at the refused FLUSH instead of retrying it");
             long flushes = victim.counters().flushes();
@@ -243,10 +246,17 @@ class RingQuarantineTest {
         }
     }
 
-    private static Thread agentOf(int frontendId) {
+    private static Set<Thread> agentsOf(int frontendId) {
         String name = "asymnvm-frontend-" + frontendId;
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no thread " + name));
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name))
+                .collect(Collectors.toSet());
+    }
+
+    /** The one agent thread started between the two looks (earlier tests' threads may share its name). */
+    private static Thread newAgent(Set<Thread> before, Set<Thread> after) {
+        List<Thread> started = after.stream().filter(t -> !before.contains(t)).toList();
+        assertEquals(1, started.size(), "agent threads started: " + started);
+        return started.get(0);
     }
 
     /** A CRC-valid redo batch of one transaction writing 8 bytes at heap offset 0, sealed for {@code position}. */
