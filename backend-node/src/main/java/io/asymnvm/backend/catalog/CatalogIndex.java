@@ -52,7 +52,11 @@ public final class CatalogIndex implements AutoCloseable {
     public static final int CAPACITY = 4_096;
     /** Names one frontend may hold by default ({@code --catalog-quota}): every default frontend can reach it. */
     public static final int DEFAULT_QUOTA = 256;
-    /** Entries the Chronicle Map is sized for: twice {@link #CAPACITY}, since names may be twice the average. */
+    /**
+     * Entries the Chronicle Map is sized for: twice {@link #CAPACITY}, headroom for names longer than the average
+     * key it is tuned for, and for a rebuild from root directories that hold more names than {@link #CAPACITY}
+     * (created before this limit existed). {@link #CAPACITY} longest names are tested to fit.
+     */
     private static final int MAP_ENTRIES = 2 * CAPACITY;
 
     private final Path file;
