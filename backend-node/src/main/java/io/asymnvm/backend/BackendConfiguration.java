@@ -1,5 +1,6 @@
 package io.asymnvm.backend;
 
+import io.asymnvm.backend.catalog.CatalogIndex;
 import io.asymnvm.core.Checks;
 import io.asymnvm.core.fabric.PersistenceDomain;
 import io.asymnvm.core.fabric.tcp.TcpServerLimits;
@@ -39,8 +40,10 @@ public final class BackendConfiguration {
     private final boolean insecure;
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
     private final int slabQuota;
+    private final int catalogQuota;
 
     private BackendConfiguration(Builder b) {
+        this.catalogQuota = b.catalogQuota;
         this.tls = b.tls;
         this.credentialsFile = b.credentialsFile;
         this.insecure = b.insecure;
@@ -151,6 +154,14 @@ public final class BackendConfiguration {
         return slabQuota;
     }
 
+    /**
+     * The most catalog names (named roots, claims included) one frontend may hold ({@code --catalog-quota}),
+     * default {@link CatalogIndex#DEFAULT_QUOTA}; the catalog holds at most {@link CatalogIndex#CAPACITY} in all.
+     */
+    public int catalogQuota() {
+        return catalogQuota;
+    }
+
     /** Mutable builder; {@link #conclude()} validates every value and returns the immutable configuration. */
     public static final class Builder {
         private final Path pmFile;
@@ -170,6 +181,7 @@ public final class BackendConfiguration {
         private boolean insecure;
         private io.asymnvm.core.fabric.tcp.TcpTls tls;
         private int slabQuota;
+        private int catalogQuota = CatalogIndex.DEFAULT_QUOTA;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -256,6 +268,12 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** The most catalog names one frontend may hold, in [1, {@link CatalogIndex#CAPACITY}]. */
+        public Builder catalogQuota(int v) {
+            catalogQuota = v;
+            return this;
+        }
+
         public BackendConfiguration conclude() {
             if (insecure && credentialsFile != null) {
                 throw new IllegalArgumentException("credentials file " + credentialsFile
@@ -270,6 +288,7 @@ public final class BackendConfiguration {
             Checks.requireRange("max frontends", maxFrontends, 1, MAX_FRONTENDS_LIMIT);
             Checks.requireRange("port", port, -1, 65535);
             Checks.requireRange("slab quota per frontend (0 = no limit)", slabQuota, 0, Integer.MAX_VALUE);
+            Checks.requireRange("catalog quota per frontend", catalogQuota, 1, CatalogIndex.CAPACITY);
             Checks.requirePositive("semantic ring capacity", semRingCapacity);
             Checks.requireMultipleOf("semantic ring capacity", semRingCapacity, pageSize);
             Checks.requireRange("semantic ring capacity", semRingCapacity, 4L * LogRecordLayout.ALIGNMENT, 1L << 30);
@@ -293,6 +312,7 @@ public final class BackendConfiguration {
     public String toString() {
         return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
                 + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
-                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + ", slabQuota=" + slabQuota + "]";
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + ", slabQuota=" + slabQuota
+                + ", catalogQuota=" + catalogQuota + "]";
     }
 }

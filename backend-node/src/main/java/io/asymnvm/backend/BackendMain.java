@@ -115,6 +115,9 @@ public final class BackendMain implements Callable<Integer> {
 
     @Option(names = "--slab-quota", defaultValue = "0", description = "Most slabs one frontend may hold; 0 = no limit. Default: ${DEFAULT-VALUE}.")
     int slabQuota;
+
+    @Option(names = "--catalog-quota", defaultValue = "256", description = "Most catalog names (named structures) one frontend may hold, 1.." + io.asymnvm.backend.catalog.CatalogIndex.CAPACITY + " (the catalog holds " + io.asymnvm.backend.catalog.CatalogIndex.CAPACITY + " in all). Default: ${DEFAULT-VALUE}.")
+    int catalogQuota;
     // ---- a second responder through the fabric SPI (rdma: the asymnvm-rdma module on the class path) ----
 
     @Option(names = "--fabric", defaultValue = "tcp", description = "Also serve this fabric: tcp (only the TCP port) or rdma (on --rdma-port; falls back to a TCP responder there, with a warning, where rdma cannot run). Default: ${DEFAULT-VALUE}.")
@@ -130,7 +133,8 @@ public final class BackendMain implements Callable<Integer> {
     public Integer call() throws Exception {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
-                .serverLimits(serverLimits()).slabQuota(slabQuota);
+                .serverLimits(serverLimits()).slabQuota(slabQuota)
+                .catalogQuota(catalogQuota);
         if (credentials != null) {
             builder.credentials(credentials);
         }

@@ -92,7 +92,7 @@ public final class BackendNode implements AutoCloseable {
                     ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
                     : null;
             this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs,
-                    replayer::betweenBatches);
+                    replayer::betweenBatches, config.catalogQuota());
             this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
             this.nic = new EmulatedNic(regions,
                     new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog, authenticator),

@@ -38,6 +38,7 @@ class BackendConfigurationTest {
         assertEquals(PM, c.pmFile());
         assertEquals(BackendConfiguration.DEFAULT_SIZE, c.size());
         assertEquals(BackendConfiguration.DEFAULT_PAGE_SIZE, c.pageSize());
+        assertEquals(256, c.catalogQuota());
         assertEquals(BackendConfiguration.DEFAULT_SLAB_SIZE, c.slabSize());
         assertEquals(BackendConfiguration.DEFAULT_MAX_FRONTENDS, c.maxFrontends());
         assertEquals(BackendConfiguration.DEFAULT_SEM_RING, c.semRingCapacity());
@@ -77,6 +78,8 @@ class BackendConfigurationTest {
 
     @Test
     void shouldRejectSlabSmallerThanAPage() {
+        rejects(() -> builder().catalogQuota(0).conclude(), "catalog quota per frontend", "0", "[1, 4096]");
+        rejects(() -> builder().catalogQuota(4097).conclude(), "catalog quota per frontend", "4097", "[1, 4096]");
         rejects(() -> builder().slabSize(2048).conclude(), "slab size", "2048", "[4096, 1073741824]");
         rejects(() -> builder().pageSize(8192).slabSize(4096).conclude(), "slab size", "4096", "8192");
     }

@@ -2,6 +2,7 @@ package io.asymnvm.backend.catalog;
 
 import io.asymnvm.backend.slab.SlabTable;
 import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.Checks;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.ControlMessageLayout.CatalogEntry;
 import io.asymnvm.core.layout.RootDirectoryLayout;
@@ -43,6 +44,20 @@ import java.util.function.Consumer;
 public final class CatalogIndex implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CatalogIndex.class);
     private static final int VALUE_LENGTH = 32;
+    /**
+     * Names the index holds at most, claims included, over all frontends: the Chronicle Map is sized for them
+     * (with room for names of the longest length), and a new name beyond is refused with {@code QUOTA_EXCEEDED}
+     * before anything is written, instead of Chronicle Map failing once its segments are full.
+     */
+    public static final int CAPACITY = 4_096;
+    /** Names one frontend may hold by default ({@code --catalog-quota}): every default frontend can reach it. */
+    public static final int DEFAULT_QUOTA = 256;
+    /**
+     * Entries the Chronicle Map is sized for: twice {@link #CAPACITY}, headroom for names longer than the average
+     * key it is tuned for, and for a rebuild from root directories that hold more names than {@link #CAPACITY}
+     * (created before this limit existed). {@link #CAPACITY} longest names are tested to fit.
+     */
+    private static final int MAP_ENTRIES = 2 * CAPACITY;
 
     private final Path file;
     private final boolean previousShutdownClean;
@@ -55,6 +70,9 @@ public final class CatalogIndex implements AutoCloseable {
     /** Per frontend, the directory state the index reflects; null: not walked yet, or not completely. */
     private final Seen[] seen;
     private final AtomicLong directoryWalks = new AtomicLong();
+    private final int quota;
+    /** Per frontend, the names (claims included) the index holds for it: counted at open, then kept up to date. */
+    private final int[] held;
 
     /**
      * What identifies the content of a frontend's root directory: entries are only ever appended (the count grows)
@@ -66,15 +84,16 @@ public final class CatalogIndex implements AutoCloseable {
     /** {@code file} null: an in-memory index (regions without a file, e.g. simulated PM). */
     public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
                         SlabTable slabs) {
-        this(file, previousShutdownClean, region, sb, slabs, Runnable::run);
+        this(file, previousShutdownClean, region, sb, slabs, Runnable::run, DEFAULT_QUOTA);
     }
 
     /**
      * {@code betweenBatches} runs an action while no redo batch is being applied (the replayer's), so a directory
-     * is never read half-updated.
+     * is never read half-updated; {@code quota}: names one frontend may hold, in [1, {@link #CAPACITY}].
      */
     public CatalogIndex(Path file, boolean previousShutdownClean, PersistentRegion region, Superblock sb,
-                        SlabTable slabs, Consumer<Runnable> betweenBatches) {
+                        SlabTable slabs, Consumer<Runnable> betweenBatches, int quota) {
+        this.quota = (int) Checks.requireRange("catalog quota per frontend", quota, 1, CAPACITY);
         this.file = file;
         this.previousShutdownClean = previousShutdownClean;
         this.region = region;
@@ -82,6 +101,7 @@ public final class CatalogIndex implements AutoCloseable {
         this.slabs = slabs;
         this.betweenBatches = betweenBatches;
         this.seen = new Seen[sb.maxFrontends()];
+        this.held = new int[sb.maxFrontends()];
     }
 
     /**
@@ -133,6 +153,7 @@ public final class CatalogIndex implements AutoCloseable {
         byte[] v = m.get(name);
         if (v == null) {
             m.put(name, encode(found));
+            held[found.owner()]++;
             return;
         }
         CatalogEntry current = decode(name, v);
@@ -162,7 +183,9 @@ public final class CatalogIndex implements AutoCloseable {
             catchUp(m);
             existing = m.get(entry.name());
         }
-        if (existing != null) {
+        if (existing == null) {
+            requireRoom(m, owner, entry.name());
+        } else {
             CatalogEntry e = decode(entry.name(), existing);
             if (e.owner() != owner) {
                 throw new AsymNvmException(ErrorCode.NAME_TAKEN, "root '" + entry.name() + "' "
@@ -179,6 +202,25 @@ public final class CatalogIndex implements AutoCloseable {
             }
         }
         m.put(entry.name(), encode(new CatalogEntry(owner, entry)));
+        if (existing == null) {
+            held[owner]++;
+        }
+    }
+
+    /**
+     * Refuses a new name with {@code QUOTA_EXCEEDED} when {@code owner} already holds its quota of names, or the
+     * index its {@link #CAPACITY} (claims count: a claim becomes a name).
+     */
+    private void requireRoom(ChronicleMap<String, byte[]> m, int owner, String name) {
+        int total = m.size();
+        if (total >= CAPACITY) {
+            throw new AsymNvmException(ErrorCode.QUOTA_EXCEEDED, "root '" + name + "' refused for frontend " + owner
+                    + ": the catalog holds " + total + " names, its capacity " + CAPACITY);
+        }
+        if (held[owner] >= quota) {
+            throw new AsymNvmException(ErrorCode.QUOTA_EXCEEDED, "root '" + name + "' refused: frontend " + owner
+                    + " holds " + held[owner] + " catalog names, quota " + quota + " (--catalog-quota)");
+        }
     }
 
     private static String describe(CatalogEntry e) {
@@ -196,11 +238,12 @@ public final class CatalogIndex implements AutoCloseable {
         try {
             ChronicleMapBuilder<String, byte[]> builder = ChronicleMapBuilder.of(String.class, byte[].class)
                     .name("asymnvm-catalog").averageKey("accounts-by-customer").averageValueSize(VALUE_LENGTH)
-                    .entries(4_096);
+                    .entries(MAP_ENTRIES);
             Map<String, CatalogEntry> authority = scanDirectories();
             if (file == null) {
                 map = builder.create();
                 fill(authority);
+                recount();
                 return map;
             }
             boolean reuse = previousShutdownClean && Files.exists(file) && sealIntact();
@@ -214,6 +257,7 @@ public final class CatalogIndex implements AutoCloseable {
                 map.clear();
                 fill(authority);
             }
+            recount();
             return map;
         } catch (IOException | RuntimeException | LinkageError e) {
             if (map != null) {
@@ -222,6 +266,16 @@ public final class CatalogIndex implements AutoCloseable {
             }
             throw new AsymNvmException(ErrorCode.CATALOG_UNAVAILABLE, "catalog index unavailable (Chronicle Map "
                     + "needs the JVM flags listed in the README): " + e, e);
+        }
+    }
+
+    private void recount() {
+        java.util.Arrays.fill(held, 0);
+        for (byte[] v : map.values()) {
+            int owner = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+            if (owner >= 0 && owner < held.length) {
+                held[owner]++;
+            }
         }
     }
 
@@ -386,7 +440,8 @@ public final class CatalogIndex implements AutoCloseable {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         byte[] bytes = Files.readAllBytes(file);
         crc.update(bytes, 0, bytes.length);
-        return bytes.length + " " + Long.toHexString(crc.getValue());
+        // the sizing is part of the seal: a file sized otherwise (an older version's) is rebuilt, never reused
+        return bytes.length + " " + Long.toHexString(crc.getValue()) + " entries=" + MAP_ENTRIES;
     }
 
     @Override

@@ -6,10 +6,16 @@ import io.asymnvm.core.auth.AttachProof;
 import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.core.fabric.NicSession;
 import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.logging.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -21,7 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  * CHALLENGE, ATTACH and PING is refused with {@code AUTH_REQUIRED}, and one-sided operations find no grant.
  *
  * <p>In-process ({@code local}) sessions need no proof. With authentication off ({@link #insecure()}) nothing is
- * checked. Every refusal is counted ({@link #refusals()}) and logged at WARN; a refused peer fences no one.
+ * checked. Every refusal is counted ({@link #refusals()}, exact) and logged at WARN, at most one line per second
+ * per refusal code (the next line counts those left out); a refused peer fences no one.
  * Thread-safe.
  */
 public final class AttachAuthenticator {
@@ -31,8 +38,19 @@ public final class AttachAuthenticator {
     private final SecureRandom random = new SecureRandom();
     private final LongAdder refusals = new LongAdder();
 
+    /** One rate-limited WARN line per refusal code (AUTH_REQUIRED, AUTH_FAILED): a peer cannot flood the log. */
+    private final Map<ErrorCode, RateLimitedLog> refusalLogs = new EnumMap<>(ErrorCode.class);
+
     private AttachAuthenticator(FrontendCredentials credentials) {
+        this(credentials, LOG::warn, System::nanoTime);
+    }
+
+    /** {@code warnSink} and {@code nanoClock}: where refusal lines go and the clock of their rate limit (tests). */
+    AttachAuthenticator(FrontendCredentials credentials, BiConsumer<String, Throwable> warnSink, LongSupplier nanoClock) {
         this.credentials = credentials;
+        for (ErrorCode code : List.of(ErrorCode.AUTH_REQUIRED, ErrorCode.AUTH_FAILED)) {
+            refusalLogs.put(code, new RateLimitedLog(warnSink, nanoClock, RateLimitedLog.DEFAULT_INTERVAL_MILLIS));
+        }
     }
 
     /** Authentication on: each tcp frontend proves it holds its secret in {@code credentials}. */
@@ -107,7 +125,8 @@ public final class AttachAuthenticator {
 
     private AsymNvmException refuse(ErrorCode code, String message) {
         refusals.increment();
-        LOG.warn("authentication refused ({}): {}; {} refusals so far", code, message, refusals.sum());
+        refusalLogs.get(code).log("authentication refused ({}): {}; {} refusals so far", code, message,
+                refusals.sum());
         return new AsymNvmException(code, message);
     }
 }

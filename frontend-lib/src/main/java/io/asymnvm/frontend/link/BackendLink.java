@@ -85,7 +85,9 @@ public final class BackendLink implements AutoCloseable {
 
     /**
      * Replaces a connection that failed in generation {@code failedGeneration}: retries connect + attach until
-     * the reconnect timeout, then throws {@code CONNECTION_LOST}. Returns the attach reply, or null if another
+     * the reconnect timeout, then throws {@code CONNECTION_LOST}. An attach refused with {@code LIMIT_EXCEEDED}
+     * (the backend still counts the lost connection against its per-frontend cap until it sees it close) is retried
+     * too, and is what is thrown if it lasts until the timeout. Returns the attach reply, or null if another
      * thread already reconnected. Throws {@code STALE_EPOCH} if the attach epoch moved by more than this attach,
      * i.e. another incarnation of this frontend attached in between.
      */
@@ -133,13 +135,20 @@ public final class BackendLink implements AutoCloseable {
                 if (c != null) {
                     c.close();
                 }
-                if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
+                if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT
+                        && e.errorCode() != ErrorCode.LIMIT_EXCEEDED) {
                     throw e;
                 }
+                // LIMIT_EXCEEDED: the backend still counts the connection that was lost (it has not seen it close
+                // yet) against the per-frontend cap; it will, so this is retried like a lost connection
                 last = e;
                 LockSupport.parkNanos(backoff);
                 backoff = Math.min(backoff * 2, TimeUnit.MILLISECONDS.toNanos(200));
             }
+        }
+        if (last != null && last.errorCode() == ErrorCode.LIMIT_EXCEEDED) {
+            throw new AsymNvmException(ErrorCode.LIMIT_EXCEEDED, "frontend " + frontendId + " could not re-attach for "
+                    + TimeUnit.NANOSECONDS.toMillis(reconnectTimeoutNanos) + " ms: " + last.getMessage(), last);
         }
         throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "backend unreachable for "
                 + TimeUnit.NANOSECONDS.toMillis(reconnectTimeoutNanos) + " ms", last);

@@ -871,6 +871,13 @@ public final class TransactionEngine implements AutoCloseable {
             fatal = e; // a newer incarnation attached: never write, flush or reconnect again
             throw e;
         }
+        if (e.errorCode() == ErrorCode.RING_CORRUPT) {
+            // quarantined: the backend acknowledges nothing more from this incarnation, so every later FLUSH
+            // would be refused the same way; stop (the agent too) instead of retrying, and keep the ring's words
+            LOG.error("frontend {} stopped: {}", frontendId, e.getMessage());
+            fatal = e;
+            throw e;
+        }
         if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
             throw e;
         }

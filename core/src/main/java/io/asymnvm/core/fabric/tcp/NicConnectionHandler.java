@@ -4,6 +4,7 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.NicSession;
 import io.asymnvm.core.layout.FrameLayout;
+import io.asymnvm.core.logging.RateLimitedLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -41,6 +42,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(NicConnectionHandler.class);
+    /** Refused connections and oversized frames: a peer can cause these at will, so at most a line a second. */
+    private static final RateLimitedLog REFUSED_CONNECTIONS = RateLimitedLog.warn(LOG);
+    private static final RateLimitedLog FRAMES_TOO_LONG = RateLimitedLog.warn(LOG);
     /** Bound on queued frames independent of their size (tiny frames cost bookkeeping too). */
     static final int MAX_BACKLOG_FRAMES = 4096;
 
@@ -89,7 +93,7 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
         if (refusal == null) {
             slot = registry.new Slot();
         } else {
-            LOG.warn("refusing {}: {}", ctx.channel().remoteAddress(), refusal.detail());
+            REFUSED_CONNECTIONS.log("refusing {}: {}", ctx.channel().remoteAddress(), refusal.detail());
         }
         super.channelActive(ctx);
     }
@@ -254,7 +258,7 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof RequestFrameDecoder.FrameTooLongException tooLong) {
             if (!stopAccepting) {
-                LOG.warn("closing {}: {}", ctx.channel().remoteAddress(), tooLong.reply().detail());
+                FRAMES_TOO_LONG.log("closing {}: {}", ctx.channel().remoteAddress(), tooLong.reply().detail());
                 backlog.add(tooLong.reply()); // after the replies of every frame before it
                 stopAccepting = true;
                 drain(ctx, true);

@@ -5,6 +5,7 @@ import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.NicSession;
 import io.asymnvm.core.layout.FrameLayout;
+import io.asymnvm.core.logging.RateLimitedLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
@@ -19,6 +20,8 @@ import java.nio.charset.StandardCharsets;
  */
 final class NicRequestAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(NicRequestAdapter.class);
+    /** Unexpected failures of a request: a peer may cause them at will, so at most a line a second. */
+    private static final RateLimitedLog FAILED_REQUESTS = RateLimitedLog.warn(LOG);
 
     private final EmulatedNic nic;
 
@@ -82,7 +85,7 @@ final class NicRequestAdapter {
         } catch (AsymNvmException e) {
             return error(alloc, e);
         } catch (RuntimeException e) {
-            LOG.warn("request failed on session {}", session.id(), e);
+            FAILED_REQUESTS.log("request failed on session {}", session.id(), e);
             return error(alloc, new AsymNvmException(ErrorCode.UNKNOWN, e.toString()));
         }
     }
