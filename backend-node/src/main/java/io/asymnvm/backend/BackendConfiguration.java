@@ -312,7 +312,7 @@ public final class BackendConfiguration {
     public String toString() {
         return "BackendConfiguration[pm=" + pmFile + ", size=" + size + ", port=" + port + ", page=" + pageSize
                 + ", slab=" + slabSize + ", frontends=" + maxFrontends + ", rings=" + semRingCapacity + "/"
-                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio + ", " + serverLimits + ", slabQuota=" + slabQuota
-                + ", catalogQuota=" + catalogQuota + "]";
+                + redoRingCapacity + ", map=" + mapMode + ", domain=" + persistenceDomain + ", ddio=" + ddio
+                + ", " + serverLimits + ", slabQuota=" + slabQuota + ", catalogQuota=" + catalogQuota + "]";
     }
 }

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 256-slot index kept in PM (256 KiB slabs, at least 20 granted per run, 200 in the slow profile), allocated, partly rewritten, moved (allocate + copy + free in one transaction), freed,
  * and written by transactions that then abort, against a byte-array oracle; caches from 64 KiB to 64 MiB,
  * read-ahead 0 to 16, local and tcp, with clean reopens, frontend crashes (recovery re-executes) and backend
- * restarts interleaved; halfway every block is freed and the emptied slabs are returned. Every slot is compared after each of those and at the end. Seeded: a failure prints the
+ * restarts interleaved; halfway every block is freed and the emptied slabs are returned. Every slot is compared
+ * after each of those and at the end. Seeded: a failure prints the
  * seed, the configuration and a command that replays it ({@code -Dasymnvm.seed=S}).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -235,7 +236,8 @@ class RandomizedTransactionTest {
                 returns += nvm.stats().slabReturns();
                 nvm.close();
                 backend.close();
-                return done + " operations, " + events + " reopens/crashes/restarts, " + grants + " slab grants, " + returns + " slab returns";
+                return done + " operations, " + events + " reopens/crashes/restarts, " + grants + " slab grants, "
+                        + returns + " slab returns";
             } catch (Throwable t) {
                 if (nvm != null) {
                     nvm.crash();

@@ -5,9 +5,6 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
-import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.ForwardingConnection;
-import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.RandomizedTransactionTest.Blocks;
 import io.asymnvm.frontend.RandomizedTransactionTest.BlocksImpl;
@@ -19,8 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -191,7 +186,7 @@ class SlabReturnTest {
         backend = TestBackend.start(dir, TestBackend.Transport.LOCAL, b -> b.slabSize(SLAB));
         AtomicBoolean fired = new AtomicBoolean();
         AsymNvm[] holder = new AsymNvm[1];
-        Fabric fabric = new ReturnInterceptingFabric(backend.node().localFabric(), step, () -> {
+        Fabric fabric = crashingAtTheFirstReturn(backend.node().localFabric(), step, () -> {
             fired.set(true);
             holder[0].crash();
         });
@@ -234,36 +229,20 @@ class SlabReturnTest {
     }
 
     /** Crashes the frontend (through {@code crash}) at the first RETURN_SLAB call, before or after forwarding it. */
-    private static final class ReturnInterceptingFabric extends ForwardingFabric {
-        private final Step step;
-        private final Runnable crash;
-        private final AtomicBoolean done = new AtomicBoolean();
-
-        ReturnInterceptingFabric(Fabric delegate, Step step, Runnable crash) {
-            super(delegate);
-            this.step = step;
-            this.crash = crash;
-        }
-
-        @Override
-        protected FabricConnection wrap(FabricConnection connection) {
-            return new ForwardingConnection(connection) {
-                @Override
-                public Completion call(byte[] request) {
-                    int kind = ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
-                    if (kind != ControlMessageLayout.KIND_RETURN_SLAB || step == Step.BEFORE_THE_CALL
-                            || done.getAndSet(true)) {
-                        return delegate().call(request);
-                    }
-                    if (step == Step.REPLY_LOST) {
-                        delegate().call(request).await();
-                    }
-                    crash.run();
-                    return Completion.failed(counters(), new AsymNvmException(ErrorCode.CONNECTION_LOST,
-                            "frontend crashed during a slab return"));
-                }
-            };
-        }
+    private static Fabric crashingAtTheFirstReturn(Fabric delegate, Step step, Runnable crash) {
+        AtomicBoolean done = new AtomicBoolean();
+        return new ControlCallFabric(delegate, (kind, request, next) -> {
+            if (kind != ControlMessageLayout.KIND_RETURN_SLAB || step == Step.BEFORE_THE_CALL
+                    || done.getAndSet(true)) {
+                return next.call(request);
+            }
+            if (step == Step.REPLY_LOST) {
+                next.call(request).await();
+            }
+            crash.run();
+            return Completion.failed(next.counters(), new AsymNvmException(ErrorCode.CONNECTION_LOST,
+                    "frontend crashed during a slab return"));
+        });
     }
 
     @Test

@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * seed: structure, local or tcp fabric, page cache from 64 KiB (evicts all the time) to 64 MiB, read-ahead 0, 1, 4
  * or 16 pages; and interleaves clean reopens, frontend crashes (the next incarnation recovers) and backend
  * restarts. Small slabs make every run cross many slab and page boundaries (at least 20 slab grants; one run with
- * default options too); halfway, every key is removed and the slabs that emptied are returned. After every reopen or recovery and at the end, every key, a full ordered scan and each
+ * default options too); halfway, every key is removed and the slabs that emptied are returned. After every
+ * reopen or recovery and at the end, every key, a full ordered scan and each
  * structure's {@code verify()} are compared; every run ends with {@code inspect --deep} of the image.
  *
  * <p>A failure names the seed, the configuration and the operation, and a one-line command that replays it:

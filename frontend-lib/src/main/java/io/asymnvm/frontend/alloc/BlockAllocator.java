@@ -17,6 +17,11 @@ import java.util.Set;
  * consistent, and no heap scan is ever needed. The DRAM state here (which slabs are owned, which one to try
  * first) is a cache rebuilt from the backend on attach.
  *
+ * <p>Each slab header also counts its allocated blocks (through the same redo). A free that leaves a slab other
+ * than the first without blocks tells the engine, which may <em>retire</em> the slab (no allocation in it, no
+ * write to it) and later return it to the backend; a retired slab is taken back into use rather than asking for a
+ * grant. The first slab holds the root and directory words and is never retired.
+ *
  * <p>Segregated size classes, powers of two from {@value SlabHeaderLayout#MIN_BLOCK} bytes. When no owned slab
  * has room, the transaction is abandoned with a request for a new slab, granted by the backend outside the
  * execution lock, and the method runs again.

@@ -6,11 +6,9 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.Fabric;
-import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.ForwardingConnection;
-import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.ControlCallFabric;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
@@ -91,7 +89,7 @@ class CatalogLookupTest {
     void shouldFindANameWhoseBindNeverReachedTheIndex() {
         try (BackendNode node = node()) {
             long address;
-            AsymNvm zero = AsymNvm.open(new LosingBinds(node.localFabric()), 0, FrontendOptions.defaults());
+            AsymNvm zero = AsymNvm.open(losingBinds(node.localFabric()), 0, FrontendOptions.defaults());
             address = zero.namedRoot("orphan", CounterFactory.TYPE, 0, 0); // claimed, created; the bind is lost
             zero.sync();
             zero.crash();
@@ -111,26 +109,15 @@ class CatalogLookupTest {
     }
 
     /** Drops every catalog bind of a created root (address set), as if the frontend died before sending it. */
-    private static final class LosingBinds extends ForwardingFabric {
-
-        LosingBinds(Fabric delegate) {
-            super(delegate);
-        }
-
-        @Override
-        protected FabricConnection wrap(FabricConnection connection) {
-            return new ForwardingConnection(connection) {
-                @Override
-                public Completion call(byte[] request) {
-                    ByteBuffer b = ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN);
-                    if (b.getInt(0) == ControlMessageLayout.KIND_CATALOG_BIND
-                            && b.getLong(request.length - 8) != 0) {
-                        return Completion.failed(counters(), new AsymNvmException(ErrorCode.CATALOG_UNAVAILABLE,
-                                "bind lost"));
-                    }
-                    return delegate().call(request);
-                }
-            };
-        }
+    private static Fabric losingBinds(Fabric delegate) {
+        return new ControlCallFabric(delegate, (kind, request, next) -> {
+            long address = ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN).getLong(request.length - 8);
+            boolean created = address != 0;
+            if (kind == ControlMessageLayout.KIND_CATALOG_BIND && created) {
+                return Completion.failed(next.counters(), new AsymNvmException(ErrorCode.CATALOG_UNAVAILABLE,
+                        "bind lost"));
+            }
+            return next.call(request);
+        });
     }
 }
