@@ -60,6 +60,7 @@ final class RdmaConnection implements FabricConnection, QueuePair.Listener {
     private final List<Range> written = new ArrayList<>();
     private final byte[] encodeBuffer = new byte[RdmaMessageLayout.MESSAGE_LENGTH];
     private long nextChunkId;
+    private long messagesSent;
     private int nextSeq;
     private boolean open = true;
     private boolean closed;
@@ -265,6 +266,7 @@ final class RdmaConnection implements FabricConnection, QueuePair.Listener {
             issued.add(op);
         }
         channel.send(encodeBuffer, length, true);
+        messagesSent++;
         return true;
     }
 
@@ -516,6 +518,20 @@ final class RdmaConnection implements FabricConnection, QueuePair.Listener {
 
     private AsymNvmException lost() {
         return new AsymNvmException(ErrorCode.CONNECTION_LOST, "rdma connection to memory node lost: " + lostReason);
+    }
+
+    /** Two-sided messages sent so far (diagnostics: READ and WRITE covered by keys send none). */
+    long messagesSent() {
+        synchronized (lock) {
+            return messagesSent;
+        }
+    }
+
+    /** One-sided work requests posted so far. */
+    long oneSidedPosted() {
+        synchronized (lock) {
+            return nextChunkId;
+        }
     }
 
     @Override

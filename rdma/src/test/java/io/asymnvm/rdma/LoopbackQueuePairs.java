@@ -25,14 +25,13 @@ import java.util.function.IntFunction;
  * {@link RdmaFabricContractTest} on a device is for.
  */
 final class LoopbackQueuePairs implements KeySource, AutoCloseable {
-    /** Windows are registered in segments of this size, so transfers cross keys. */
-    static final int SEGMENT = 16 * 1024;
 
     private record Mr(RegionTable.Window window, long windowOffset, int length, long remoteBase, boolean write) {
     }
 
     private final RegionTable table;
     private final IntFunction<Access> policy;
+    private final int segment;
     private final Map<Integer, Mr> byRkey = new ConcurrentHashMap<>();
     private final Map<Integer, List<Integer>[]> byRegion = new ConcurrentHashMap<>();
     private final AtomicInteger nextRkey = new AtomicInteger(0x100);
@@ -43,9 +42,11 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
         return t;
     });
 
-    LoopbackQueuePairs(RegionTable table, IntFunction<Access> policy) {
+    /** Registers every window of {@code table} in {@code segment}-byte memory regions (so transfers cross keys). */
+    LoopbackQueuePairs(RegionTable table, IntFunction<Access> policy, int segment) {
         this.table = table;
         this.policy = policy;
+        this.segment = segment;
         for (RegionTable.Window w : table.windows()) {
             register(w);
         }
@@ -56,8 +57,8 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
         boolean writable = policy.apply(w.id()).allowsWrite();
         List<Integer> ro = new ArrayList<>();
         List<Integer> rw = new ArrayList<>();
-        for (long at = 0; at < w.length(); at += SEGMENT) {
-            int len = (int) Math.min(SEGMENT, w.length() - at);
+        for (long at = 0; at < w.length(); at += segment) {
+            int len = (int) Math.min(segment, w.length() - at);
             ro.add(mr(w, at, len, false));
             if (writable) {
                 rw.add(mr(w, at, len, true));
@@ -103,6 +104,36 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
 
     /** {@link #rotate} of every region (the contract's regions belong to no frontend by {@link RegionIds}). */
     static final int ROTATE_ALL = Integer.MIN_VALUE;
+
+    /**
+     * A fabric whose connections are {@link RdmaConnection}s joined to {@link RdmaSession}s of {@code nic} by this
+     * link; {@code keys} is what the sessions use (this link, or an adapter of it).
+     */
+    io.asymnvm.core.fabric.Fabric fabric(io.asymnvm.core.fabric.EmulatedNic nic, KeySource keys, RdmaOptions options) {
+        Map<Integer, RdmaSession> frontends = new ConcurrentHashMap<>();
+        long stagingBase = 0x7000_0000_0000L;
+        return new io.asymnvm.core.fabric.Fabric() {
+            @Override
+            public String name() {
+                return "rdma";
+            }
+
+            @Override
+            public io.asymnvm.core.fabric.FabricConnection connect() {
+                ByteBuffer staging = ByteBuffer.allocateDirect((int) options.maxTransfer());
+                End[] ends = LoopbackQueuePairs.this.connect(staging, stagingBase);
+                ends[1].listen(new RdmaSession(nic, keys, frontends, ends[1]));
+                RdmaConnection c = new RdmaConnection(ends[0], options, staging, stagingBase, 1, () -> {
+                });
+                ends[0].listen(c);
+                return c;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
 
     /** A connected pair: {@code client} with local memory {@code staging} at {@code stagingBase}. */
     End[] connect(ByteBuffer staging, long stagingBase) {

@@ -9,11 +9,8 @@ import io.asymnvm.core.fabric.FabricContractTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,14 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class RdmaLoopbackContractTest extends FabricContractTest {
-    private static final long STAGING_BASE = 0x7000_0000_0000L;
     private static final RdmaOptions OPTIONS = new RdmaOptions(4, 8, 8 * 1024, 2_000);
     private LoopbackQueuePairs link;
 
     @Override
     protected Fabric createFabric(EmulatedNic nic) {
-        link = new LoopbackQueuePairs(nic.regions(), id -> id == RW ? Access.READ_WRITE : Access.READ);
-        Map<Integer, RdmaSession> frontends = new ConcurrentHashMap<>();
+        link = new LoopbackQueuePairs(nic.regions(), id -> id == RW ? Access.READ_WRITE : Access.READ, 16 * 1024);
         // the contract's regions are not laid out by RegionIds per frontend: revoking a frontend revokes them all
         KeySource keys = new KeySource() {
             @Override
@@ -48,27 +43,7 @@ class RdmaLoopbackContractTest extends FabricContractTest {
                 link.rotate(LoopbackQueuePairs.ROTATE_ALL);
             }
         };
-        return new Fabric() {
-            @Override
-            public String name() {
-                return "rdma";
-            }
-
-            @Override
-            public FabricConnection connect() {
-                ByteBuffer staging = ByteBuffer.allocateDirect((int) OPTIONS.maxTransfer());
-                LoopbackQueuePairs.End[] ends = link.connect(staging, STAGING_BASE);
-                ends[1].listen(new RdmaSession(nic, keys, frontends, ends[1]));
-                RdmaConnection c = new RdmaConnection(ends[0], OPTIONS, staging, STAGING_BASE, 1, () -> {
-                });
-                ends[0].listen(c);
-                return c;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return link.fabric(nic, keys, OPTIONS);
     }
 
     @Override
@@ -81,12 +56,18 @@ class RdmaLoopbackContractTest extends FabricContractTest {
     @Test
     void shouldSplitLargeTransfersAcrossKeysAndStagingSlots() {
         FabricConnection c = attached();
+        RdmaConnection rdma = (RdmaConnection) c;
+        long messages = rdma.messagesSent();
         byte[] data = pattern(40_000, 9);
         c.write(RW, 5_000, data, 0, data.length).await();
+        assertEquals(messages, rdma.messagesSent(), "a WRITE covered by keys is one-sided: no message");
+        assertTrue(rdma.oneSidedPosted() >= 40_000 / (8 * 1024) + 1, "split into staging-slot pieces: "
+                + rdma.oneSidedPosted());
         assertArrayEquals(data, backing.read(RW_BASE + 5_000, data.length));
         assertArrayEquals(data, c.read(RW, 5_000, data.length).await().bytes());
         byte[] ro = c.read(RO, 10_000, 60_000).await().bytes();
         assertArrayEquals(Arrays.copyOfRange(roContent, 10_000, 70_000), ro);
+        assertEquals(messages, rdma.messagesSent(), "READs covered by keys are one-sided too");
         assertTrue(c.flush(0, false).await().value1() >= data.length, "the flush names every range written");
     }
 
@@ -95,6 +76,10 @@ class RdmaLoopbackContractTest extends FabricContractTest {
         FabricConnection c = attached();
         assertFails(ErrorCode.BAD_REQUEST, c.read(RO, 0, (int) OPTIONS.maxTransfer() + 1));
         assertUsable(c, 6);
+        // a WRITE the keys do not allow is not guessed at: the responder's verdict, as on tcp
+        long messages = ((RdmaConnection) c).messagesSent();
+        assertFails(ErrorCode.ACCESS_DENIED, c.write(RO, 0, new byte[8], 0, 8));
+        assertEquals(messages + 1, ((RdmaConnection) c).messagesSent(), "one ACCESS message");
     }
 
     @Test
