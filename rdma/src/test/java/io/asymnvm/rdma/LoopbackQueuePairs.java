@@ -29,11 +29,15 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
     private record Mr(RegionTable.Window window, long windowOffset, int length, long remoteBase, boolean write) {
     }
 
+    /** A window's rkeys, read-only and (if the policy allows) read-write, one per segment. */
+    private record Registration(List<Integer> readOnly, List<Integer> readWrite) {
+    }
+
     private final RegionTable table;
     private final IntFunction<Access> policy;
     private final int segment;
     private final Map<Integer, Mr> byRkey = new ConcurrentHashMap<>();
-    private final Map<Integer, List<Integer>[]> byRegion = new ConcurrentHashMap<>();
+    private final Map<Integer, Registration> byRegion = new ConcurrentHashMap<>();
     private final AtomicInteger nextRkey = new AtomicInteger(0x100);
     private long nextBase = 1L << 40;
     private final ExecutorService wire = Executors.newSingleThreadExecutor(r -> {
@@ -52,7 +56,6 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private synchronized void register(RegionTable.Window w) {
         boolean writable = policy.apply(w.id()).allowsWrite();
         List<Integer> ro = new ArrayList<>();
@@ -64,7 +67,7 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
                 rw.add(mr(w, at, len, true));
             }
         }
-        byRegion.put(w.id(), new List[] {ro, rw});
+        byRegion.put(w.id(), new Registration(ro, rw));
     }
 
     private int mr(RegionTable.Window w, long at, int len, boolean write) {
@@ -76,13 +79,13 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
 
     @Override
     public synchronized List<Key> keysFor(int regionId, Access grant) {
-        List<Integer>[] r = byRegion.get(regionId);
+        Registration r = byRegion.get(regionId);
         if (r == null) {
             return List.of();
         }
-        boolean write = grant.allowsWrite() && !r[1].isEmpty();
+        boolean write = grant.allowsWrite() && !r.readWrite().isEmpty();
         List<Key> out = new ArrayList<>();
-        for (int rkey : write ? r[1] : r[0]) {
+        for (int rkey : write ? r.readWrite() : r.readOnly()) {
             Mr mr = byRkey.get(rkey);
             out.add(new Key(regionId, write ? Access.READ_WRITE : Access.READ, mr.windowOffset(), mr.remoteBase(),
                     mr.length(), rkey));
@@ -94,9 +97,9 @@ final class LoopbackQueuePairs implements KeySource, AutoCloseable {
     public synchronized void rotate(int frontendId) {
         for (RegionTable.Window w : table.windows()) {
             if (RegionIds.frontendOf(w.id()) == frontendId || frontendId == ROTATE_ALL) {
-                for (List<Integer> keys : byRegion.get(w.id())) {
-                    keys.forEach(byRkey::remove);
-                }
+                Registration old = byRegion.get(w.id());
+                old.readOnly().forEach(byRkey::remove);
+                old.readWrite().forEach(byRkey::remove);
                 register(w);
             }
         }
