@@ -28,24 +28,12 @@ import java.util.List;
  * posted from any thread. A send finding no free buffer is queued and posted when a send completes (never blocks the
  * completion thread, which is the one that frees buffers).
  */
-final class RdmaChannel extends RdmaActiveEndpoint {
+final class RdmaChannel extends RdmaActiveEndpoint implements QueuePair {
     /** Work request ids: the top byte says what completed, the rest is a slot index or an operation id. */
     static final long TAG_RECV = 1L << 56;
     static final long TAG_SEND = 2L << 56;
     static final long TAG_ONE_SIDED = 3L << 56;
     private static final long TAG_MASK = 0xFFL << 56;
-
-    /** What the owner of a channel hears about. Called on the completion-queue thread. */
-    interface Listener {
-        /** A message arrived ({@code message} is a copy; the receive buffer is already posted again). */
-        void onMessage(RdmaChannel channel, ByteBuffer message, int length);
-
-        /** A one-sided READ or WRITE posted with {@code id} completed successfully. */
-        void onOneSided(RdmaChannel channel, long id);
-
-        /** The connection is unusable: a work request failed ({@code reason} names the status) or it disconnected. */
-        void onFailure(RdmaChannel channel, String reason);
-    }
 
     private final int depth;
     private volatile Listener listener;
@@ -108,11 +96,9 @@ final class RdmaChannel extends RdmaActiveEndpoint {
         }
     }
 
-    /**
-     * Sends {@code length} bytes of {@code message} as one SEND. With {@code fence} the SEND waits until every
-     * earlier RDMA READ of this queue pair has completed (IBV_SEND_FENCE), so a message never overtakes a read.
-     */
-    void send(byte[] message, int length, boolean fence) throws IOException {
+    /** A SEND with {@code fence} carries IBV_SEND_FENCE, so a message never overtakes an earlier RDMA READ. */
+    @Override
+    public void send(byte[] message, int length, boolean fence) throws IOException {
         int slot;
         synchronized (freeSendSlots) {
             Integer s = queuedSends.isEmpty() ? freeSendSlots.poll() : null;
@@ -137,9 +123,11 @@ final class RdmaChannel extends RdmaActiveEndpoint {
         call.execute();
     }
 
-    /** Posts a one-sided READ or WRITE ({@link IbvSendWR#IBV_WR_RDMA_READ}/{@code _WRITE}), signalled with id. */
-    void postOneSided(int opcode, long localAddress, int lkey, int length, long remoteAddress, int rkey, long id,
-                      boolean fence) throws IOException {
+    @Override
+    public void postOneSided(boolean write, long localAddress, int lkey, int length, long remoteAddress, int rkey,
+                             long id) throws IOException {
+        int opcode = write ? IbvSendWR.IBV_WR_RDMA_WRITE : IbvSendWR.IBV_WR_RDMA_READ;
+        boolean fence = write;
         IbvSge sge = new IbvSge();
         sge.setAddr(localAddress);
         sge.setLength(length);
@@ -213,7 +201,8 @@ final class RdmaChannel extends RdmaActiveEndpoint {
      * Sets who hears this channel's events. The responder sets it when the endpoint is created (before any message
      * can arrive); the requester after connecting, before its first send. A failure before then is delivered here.
      */
-    void listen(Listener l) {
+    @Override
+    public void listen(Listener l) {
         listener = l;
         String f = failure;
         if (f != null) {
@@ -221,7 +210,8 @@ final class RdmaChannel extends RdmaActiveEndpoint {
         }
     }
 
-    synchronized void fail(String reason) {
+    @Override
+    public synchronized void fail(String reason) {
         if (!failed) {
             failed = true;
             failure = reason;
@@ -232,12 +222,9 @@ final class RdmaChannel extends RdmaActiveEndpoint {
         }
     }
 
-    boolean isFailed() {
-        return failed;
-    }
-
     /** Closes the queue pair and deregisters the message buffers; never throws. */
-    void closeQuietly() {
+    @Override
+    public void closeQuietly() {
         try {
             close();
         } catch (IOException | RuntimeException e) {

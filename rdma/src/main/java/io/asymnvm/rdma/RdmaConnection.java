@@ -1,7 +1,5 @@
 package io.asymnvm.rdma;
 
-import com.ibm.disni.verbs.IbvMr;
-import com.ibm.disni.verbs.IbvSendWR;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
@@ -40,15 +38,17 @@ import java.util.Map;
  * <p><b>Persistence.</b> See {@link #flush}. Thread-safe: posts and completions synchronise on one lock; completions
  * are signalled outside it.
  */
-final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
+final class RdmaConnection implements FabricConnection, QueuePair.Listener {
     private static final int READ = 1;
     private static final int WRITE = 2;
     private static final int MESSAGE = 3;
 
-    private final RdmaChannel channel;
+    private final QueuePair channel;
     private final RdmaOptions options;
     private final ByteBuffer staging;
-    private final IbvMr stagingMr;
+    private final long stagingAddress;
+    private final int stagingLkey;
+    private final Runnable releaseStaging;
     private final FabricCounters counters = new FabricCounters();
     private final Object lock = new Object();
     private final ArrayDeque<Op> blocked = new ArrayDeque<>();
@@ -60,6 +60,7 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
     private final List<Range> written = new ArrayList<>();
     private final byte[] encodeBuffer = new byte[RdmaMessageLayout.MESSAGE_LENGTH];
     private long nextChunkId;
+    private long messagesSent;
     private int nextSeq;
     private boolean open = true;
     private boolean closed;
@@ -107,11 +108,19 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
     private record Chunk(Op op, int slot, int opOffset, int length) {
     }
 
-    RdmaConnection(RdmaChannel channel, RdmaOptions options, ByteBuffer staging, IbvMr stagingMr) {
+    /**
+     * @param staging        {@code options.maxTransfer()} bytes of memory registered for local write, at
+     *                       {@code stagingAddress} under {@code stagingLkey}
+     * @param releaseStaging deregisters the staging memory (on close)
+     */
+    RdmaConnection(QueuePair channel, RdmaOptions options, ByteBuffer staging, long stagingAddress, int stagingLkey,
+                   Runnable releaseStaging) {
         this.channel = channel;
         this.options = options;
         this.staging = staging;
-        this.stagingMr = stagingMr;
+        this.stagingAddress = stagingAddress;
+        this.stagingLkey = stagingLkey;
+        this.releaseStaging = releaseStaging;
         for (int i = 0; i < options.stagingSlots(); i++) {
             freeSlots.add(i);
         }
@@ -257,6 +266,7 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
             issued.add(op);
         }
         channel.send(encodeBuffer, length, true);
+        messagesSent++;
         return true;
     }
 
@@ -331,9 +341,8 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
             inFlight.put(id, new Chunk(op, slot, c.opOffset(), c.length()));
             op.chunksLeft++;
             long remote = k.remoteAddress() + (op.offset + c.opOffset() - k.windowOffset());
-            channel.postOneSided(op.kind == WRITE ? IbvSendWR.IBV_WR_RDMA_WRITE : IbvSendWR.IBV_WR_RDMA_READ,
-                    stagingMr.getAddr() + slotAt, stagingMr.getLkey(), c.length(), remote, k.rkey(), id,
-                    op.kind == WRITE);
+            channel.postOneSided(op.kind == WRITE, stagingAddress + slotAt, stagingLkey, c.length(), remote, k.rkey(),
+                    id);
         }
         if (op.kind == WRITE) {
             recordWritten(op.region, op.offset, op.length);
@@ -394,7 +403,7 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
     // ---- completions (DiSNI's completion-queue thread) ----
 
     @Override
-    public void onOneSided(RdmaChannel ch, long id) {
+    public void onOneSided(QueuePair ch, long id) {
         List<Op> finished;
         synchronized (lock) {
             Chunk c = inFlight.remove(id);
@@ -416,7 +425,7 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
     }
 
     @Override
-    public void onMessage(RdmaChannel ch, ByteBuffer message, int length) {
+    public void onMessage(QueuePair ch, ByteBuffer message, int length) {
         List<Op> finished;
         synchronized (lock) {
             Response r;
@@ -474,7 +483,7 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
     }
 
     @Override
-    public void onFailure(RdmaChannel ch, String reason) {
+    public void onFailure(QueuePair ch, String reason) {
         List<Op> finished;
         synchronized (lock) {
             failAll(reason);
@@ -511,6 +520,20 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
         return new AsymNvmException(ErrorCode.CONNECTION_LOST, "rdma connection to memory node lost: " + lostReason);
     }
 
+    /** Two-sided messages sent so far (diagnostics: READ and WRITE covered by keys send none). */
+    long messagesSent() {
+        synchronized (lock) {
+            return messagesSent;
+        }
+    }
+
+    /** One-sided work requests posted so far. */
+    long oneSidedPosted() {
+        synchronized (lock) {
+            return nextChunkId;
+        }
+    }
+
     @Override
     public FabricCounters counters() {
         return counters;
@@ -536,10 +559,6 @@ final class RdmaConnection implements FabricConnection, RdmaChannel.Listener {
         }
         signal(finished);
         channel.closeQuietly();
-        try {
-            channel.deregisterMemory(stagingMr);
-        } catch (IOException | RuntimeException e) {
-            // released with the protection domain
-        }
+        releaseStaging.run();
     }
 }

@@ -67,7 +67,14 @@ public final class RdmaFabric implements Fabric {
             channel.connect(address, options.connectTimeoutMillis());
             ByteBuffer staging = ByteBuffer.allocateDirect((int) options.maxTransfer());
             IbvMr mr = channel.getPd().regMr(staging, IbvMr.IBV_ACCESS_LOCAL_WRITE).execute().free().getMr();
-            RdmaConnection connection = new RdmaConnection(channel, options, staging, mr);
+            RdmaChannel ch = channel;
+            RdmaConnection connection = new RdmaConnection(channel, options, staging, mr.getAddr(), mr.getLkey(), () -> {
+                try {
+                    ch.deregisterMemory(mr);
+                } catch (IOException | RuntimeException e) {
+                    // released with the protection domain
+                }
+            });
             channel.listen(connection);
             return connection;
         } catch (Exception e) {

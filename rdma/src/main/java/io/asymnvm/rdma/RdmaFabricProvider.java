@@ -34,21 +34,6 @@ public final class RdmaFabricProvider implements FabricProvider {
     @Override
     public Responder serve(EmulatedNic nic, InetSocketAddress bind) {
         RdmaNicServer server = new RdmaNicServer(nic, bind).start();
-        return new Responder() {
-            @Override
-            public String fabric() {
-                return "rdma";
-            }
-
-            @Override
-            public int port() {
-                return server.port();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        };
+        return Responder.of("rdma", server::port, server::close);
     }
 }

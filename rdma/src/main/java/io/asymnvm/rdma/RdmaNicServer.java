@@ -2,24 +2,14 @@ package io.asymnvm.rdma;
 
 import com.ibm.disni.RdmaActiveEndpointGroup;
 import com.ibm.disni.RdmaServerEndpoint;
-import io.asymnvm.core.AsymNvmException;
-import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Access;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.FabricUnavailableException;
-import io.asymnvm.core.fabric.NicSession;
-import io.asymnvm.rdma.RdmaMessageLayout.Key;
-import io.asymnvm.rdma.RdmaMessageLayout.Range;
-import io.asymnvm.rdma.RdmaMessageLayout.Request;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
@@ -45,8 +35,8 @@ import java.util.function.IntFunction;
  *     anything after it that grants more) or an ACCESS verdict, and only for regions the session holds a grant
  *     for at that moment, with the access of that grant. A session that is not attached learns no key; its
  *     READ/WRITE become ACCESS messages that {@code EmulatedNic} refuses with the same codes as tcp.
- * <li><b>Fencing revokes keys.</b> When a second session attaches as a frontend another session was bound to,
- *     that frontend's windows are registered again before the new session gets its keys: the old session's rkeys
+ * <li><b>Fencing revokes keys.</b> When a session attaches as a frontend whose previous session the control
+ *     plane fenced, that frontend's windows are registered again before the new session gets its keys: the old session's rkeys
  *     stop working at the NIC (its next one-sided operation fails with a remote access error and its queue pair
  *     goes to the error state), the RDMA equivalent of the tcp session's STALE_EPOCH fence.
  * </ol>
@@ -55,7 +45,7 @@ import java.util.function.IntFunction;
  * heap (as tcp's READ grant on the heap does). Tenants that must not read each other need per-session protection
  * domains or memory windows (type 2, bound per queue pair), which DiSNI 2.x does not expose.
  *
- * <p>Threading: messages of all sessions are executed on DiSNI's completion-queue thread, one at a time, as the tcp
+ * <p>Each accepted queue pair is an {@link RdmaSession}. Threading: messages of all sessions are executed on DiSNI's completion-queue thread, one at a time, as the tcp
  * responder executes all connections on its one worker thread; replies are posted from it.
  */
 public final class RdmaNicServer implements AutoCloseable {
@@ -66,7 +56,7 @@ public final class RdmaNicServer implements AutoCloseable {
     private final InetSocketAddress bindAddress;
     private final IntFunction<Access> registrationPolicy;
     private final RdmaOptions options;
-    private final Map<Integer, Session> frontends = new ConcurrentHashMap<>();
+    private final Map<Integer, RdmaSession> frontends = new ConcurrentHashMap<>();
     private RdmaActiveEndpointGroup<RdmaChannel> group;
     private RdmaServerEndpoint<RdmaChannel> server;
     private RegisteredRegions regions;
@@ -98,7 +88,7 @@ public final class RdmaNicServer implements AutoCloseable {
                     RdmaFabric.maxWorkRequests(options), 1, RdmaFabric.completionQueueSize(options));
             group.init((id, serverSide) -> {
                 RdmaChannel ch = new RdmaChannel(group, id, serverSide, options.depth());
-                ch.listen(new Session(ch));
+                ch.listen(new RdmaSession(nic, regions, frontends, ch));
                 return ch;
             });
             server = group.createServerEndpoint();
@@ -168,137 +158,6 @@ public final class RdmaNicServer implements AutoCloseable {
             server = null;
             group = null;
             regions = null;
-        }
-    }
-
-    /** One accepted queue pair: its {@link NicSession} and the keys it was given. */
-    private final class Session implements RdmaChannel.Listener {
-        private final RdmaChannel channel;
-        private final NicSession session = new NicSession();
-        private final Map<Integer, Access> handed = new HashMap<>();
-        private final byte[] out = new byte[RdmaMessageLayout.MESSAGE_LENGTH];
-        private boolean closed;
-
-        Session(RdmaChannel channel) {
-            this.channel = channel;
-        }
-
-        @Override
-        public void onMessage(RdmaChannel ch, ByteBuffer message, int length) {
-            int seq = -1;
-            int n;
-            try {
-                Request r = RdmaMessageLayout.decodeRequest(message, length);
-                seq = r.seq();
-                n = execute(r);
-            } catch (AsymNvmException e) {
-                n = error(seq, e.errorCode(), e.getMessage());
-            } catch (RuntimeException e) {
-                LOG.warn("rdma request failed on session {}", session.id(), e);
-                n = error(seq, ErrorCode.UNKNOWN, e.toString());
-            }
-            try {
-                channel.send(out, n, false);
-            } catch (IOException e) {
-                channel.fail("reply could not be posted: " + e);
-            }
-        }
-
-        private int execute(Request r) {
-            ByteBuffer dst = ByteBuffer.wrap(out);
-            switch (r.type()) {
-                case RdmaMessageLayout.REQ_CAS -> {
-                    long witness = nic.compareAndSwap(session, r.regionId(), r.offset(), r.arg1(), r.arg2());
-                    return RdmaMessageLayout.encodeResponse(dst, RdmaMessageLayout.RESP_ACK, r.seq(), null, witness, 0,
-                            List.of(), null);
-                }
-                case RdmaMessageLayout.REQ_FLUSH -> {
-                    for (Range range : RdmaMessageLayout.flushRanges(r)) {
-                        nic.recordRemoteWrite(session, range.regionId(), range.offset(), range.length());
-                    }
-                    long[] p = nic.flush(session, r.arg1(), r.arg2() == 1);
-                    return RdmaMessageLayout.encodeResponse(dst, RdmaMessageLayout.RESP_ACK, r.seq(), null, p[0], p[1],
-                            List.of(), null);
-                }
-                case RdmaMessageLayout.REQ_CONTROL -> {
-                    int before = session.frontendId();
-                    byte[] reply = nic.control(session, r.payload());
-                    fenceOtherSessions(before);
-                    return RdmaMessageLayout.encodeResponse(dst, RdmaMessageLayout.RESP_DATA, r.seq(), null, 0, 0,
-                            newKeys(-1), reply);
-                }
-                case RdmaMessageLayout.REQ_ACCESS -> {
-                    nic.checkAccess(session, r.regionId(), r.offset(), r.arg1(), r.arg2() == 1);
-                    return RdmaMessageLayout.encodeResponse(dst, RdmaMessageLayout.RESP_ACK, r.seq(), null, 0, 0,
-                            newKeys(r.regionId()), null);
-                }
-                default -> throw new AsymNvmException(ErrorCode.UNKNOWN_FRAME_TYPE, "unknown rdma request type "
-                        + r.type());
-            }
-        }
-
-        /** After a control call bound this session to a frontend another live session had: rotate its keys. */
-        private void fenceOtherSessions(int before) {
-            int f = session.frontendId();
-            if (f < 0 || f == before) {
-                return;
-            }
-            Session previous = frontends.put(f, this);
-            if (previous != null && previous != this && !previous.closed) {
-                try {
-                    regions.rotate(f);
-                    LOG.info("frontend {} attached again (session {}): its rdma keys of session {} revoked", f,
-                            session.id(), previous.session.id());
-                } catch (IOException e) {
-                    throw new AsymNvmException(ErrorCode.UNKNOWN, "could not revoke the rdma keys of frontend " + f
-                            + ": " + e);
-                }
-            }
-        }
-
-        /** Keys for grants not handed out yet (or changed), plus all keys of {@code alwaysRegion}. */
-        private List<Key> newKeys(int alwaysRegion) {
-            List<Key> keys = new ArrayList<>();
-            for (Map.Entry<Integer, Access> g : session.grants().entrySet()) {
-                int region = g.getKey();
-                if (region == alwaysRegion || handed.get(region) != g.getValue()) {
-                    List<Key> ks = regions.keysFor(region, g.getValue());
-                    if (!ks.isEmpty()) {
-                        keys.addAll(ks);
-                        handed.put(region, g.getValue());
-                    }
-                }
-            }
-            int max = (RdmaMessageLayout.MESSAGE_LENGTH - RdmaMessageLayout.RESPONSE_HEADER_LENGTH) / 2
-                    / RdmaMessageLayout.KEY_LENGTH;
-            if (keys.size() > max) {
-                for (Key k : keys.subList(max, keys.size())) {
-                    handed.remove(k.regionId()); // handed out by a later reply or an ACCESS verdict
-                }
-                return new ArrayList<>(keys.subList(0, max));
-            }
-            return keys;
-        }
-
-        private int error(int seq, ErrorCode code, String message) {
-            return RdmaMessageLayout.encodeResponse(ByteBuffer.wrap(out), RdmaMessageLayout.RESP_ERROR, seq, code, 0, 0,
-                    List.of(), RdmaMessageLayout.errorBody(message));
-        }
-
-        @Override
-        public void onOneSided(RdmaChannel ch, long id) {
-            // the responder posts no one-sided operations
-        }
-
-        @Override
-        public void onFailure(RdmaChannel ch, String reason) {
-            if (!closed) {
-                closed = true;
-                frontends.remove(session.frontendId(), this);
-                LOG.debug("rdma session {} ended: {}", session.id(), reason);
-                nic.closed(session);
-                ch.closeQuietly();
-            }
         }
     }
 }

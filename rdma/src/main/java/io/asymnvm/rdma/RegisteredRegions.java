@@ -23,7 +23,7 @@ import java.util.function.IntFunction;
  * rkey the NIC itself refuses to write through. Registrations of one frontend's windows can be replaced
  * ({@link #rotate}): the old rkeys stop working at the NIC. Thread-safe.
  */
-final class RegisteredRegions implements AutoCloseable {
+final class RegisteredRegions implements KeySource, AutoCloseable {
     private static final int READ_ONLY = IbvMr.IBV_ACCESS_REMOTE_READ;
     private static final int READ_WRITE = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
@@ -80,7 +80,8 @@ final class RegisteredRegions implements AutoCloseable {
      * registered (the ACCESS verdict then reports it). A read-write grant on a region the policy registered
      * read-only yields read-only keys.
      */
-    synchronized List<Key> keysFor(int regionId, Access grant) {
+    @Override
+    public synchronized List<Key> keysFor(int regionId, Access grant) {
         Registration r = byRegion.get(regionId);
         if (r == null) {
             return List.of();
@@ -97,7 +98,8 @@ final class RegisteredRegions implements AutoCloseable {
     }
 
     /** Re-registers every window of {@code frontendId}: rkeys handed out before stop working at the NIC. */
-    synchronized void rotate(int frontendId) throws IOException {
+    @Override
+    public synchronized void rotate(int frontendId) throws IOException {
         for (Map.Entry<Integer, Registration> e : byRegion.entrySet()) {
             if (RegionIds.frontendOf(e.getKey()) == frontendId) {
                 Registration old = e.getValue();

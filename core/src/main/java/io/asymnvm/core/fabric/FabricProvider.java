@@ -40,6 +40,26 @@ public interface FabricProvider {
 
         @Override
         void close();
+
+        /** A responder of {@code fabric} whose port and close are the given server's. */
+        static Responder of(String fabric, java.util.function.IntSupplier port, Runnable close) {
+            return new Responder() {
+                @Override
+                public String fabric() {
+                    return fabric;
+                }
+
+                @Override
+                public int port() {
+                    return port.getAsInt();
+                }
+
+                @Override
+                public void close() {
+                    close.run();
+                }
+            };
+        }
     }
 
     /** Whether a fabric can be used here; {@code reason} says why not (empty when available). */

@@ -31,21 +31,6 @@ public final class TcpFabricProvider implements FabricProvider {
     @Override
     public Responder serve(EmulatedNic nic, InetSocketAddress bind) {
         TcpNicServer server = new TcpNicServer(nic, bind).start();
-        return new Responder() {
-            @Override
-            public String fabric() {
-                return "tcp";
-            }
-
-            @Override
-            public int port() {
-                return server.port();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        };
+        return Responder.of("tcp", server::port, server::close);
     }
 }
