@@ -21,7 +21,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.asymnvm.frontend.RandomizedTransactionTest.content;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -225,6 +228,64 @@ class SlabReturnTest {
             expectSlots(blocksAfter, Set.of(0, 6, 10, 11, 12));
             blocksAfter.free(10);
             awaitHeld(0, held - 5 + 2);
+        }
+    }
+
+    /**
+     * A return whose reply is lost is sent again after the reconnect. A grant must not slip in between: the
+     * backend would hand the just-freed slab back to this frontend, and the resent return would then free a slab
+     * in use again. The resend here waits (at most 2 s) for such a grant, as a slow network could make it.
+     */
+    @Test
+    void shouldNeverFreeASlabGrantedAgainBeforeALostReturnReplyIsResolved() throws Exception {
+        backend = TestBackend.start(dir, TestBackend.Transport.LOCAL, b -> b.slabSize(SLAB));
+        CountDownLatch replyLost = new CountDownLatch(1);
+        CountDownLatch grantedMeanwhile = new CountDownLatch(1);
+        AtomicInteger returns = new AtomicInteger();
+        Fabric fabric = new ControlCallFabric(backend.node().localFabric(), (kind, request, next) -> {
+            if (kind == ControlMessageLayout.KIND_RETURN_SLAB) {
+                int n = returns.incrementAndGet();
+                if (n == 1) {
+                    next.call(request).await(); // recorded by the backend, the reply never arrives
+                    replyLost.countDown();
+                    return Completion.failed(next.counters(), new AsymNvmException(ErrorCode.CONNECTION_LOST,
+                            "reply of a slab return lost"));
+                }
+                if (n == 2) {
+                    try {
+                        grantedMeanwhile.await(2, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return next.call(request);
+            }
+            Completion c = next.call(request);
+            if (kind == ControlMessageLayout.KIND_GRANT_SLAB && replyLost.getCount() == 0) {
+                c.await();
+                grantedMeanwhile.countDown();
+            }
+            return c;
+        });
+        try (AsymNvm nvm = AsymNvm.open(fabric, 0, options(true))) {
+            Blocks blocks = nvm.transactional(Blocks.class, new BlocksImpl());
+            blocks.createIndex(SLOTS);
+            fill(blocks, 0, 3); // slots 1 and 2 have a slab each
+            blocks.free(1); // its slab is the only one on its way back: the next allocation needs a grant
+            assertTrue(replyLost.await(WAIT.toSeconds(), TimeUnit.SECONDS), "no slab return was made");
+            fill(blocks, 10, 12);
+            expectSlots(blocks, Set.of(0, 2, 10, 11));
+            Set<Long> owned = new HashSet<>();
+            Arrays.stream(slabs().ownedBy(0)).forEach(owned::add);
+            for (int s : new int[] {2, 10, 11}) {
+                long slab = blocks.address(s) / SLAB;
+                assertTrue(owned.contains(slab), "slot " + s + " lives in slab " + slab
+                        + ", which the backend no longer counts as frontend 0's: " + owned);
+            }
+        }
+        backend.restart(); // replay refuses redo outside a frontend's slabs: the image must still hold everything
+        try (AsymNvm again = backend.open(0, options(true))) {
+            expectSlots(again.transactional(Blocks.class, new BlocksImpl()), Set.of(0, 2, 10, 11));
         }
     }
 

@@ -65,6 +65,9 @@ final class SlabReturns {
     interface Engine {
         ReentrantLock exec();
 
+        /** Held across a grant and across a return (before exec), see {@link #giveBack}. */
+        ReentrantLock slabLock();
+
         PageCache cache();
 
         BlockAllocator allocator();
@@ -217,6 +220,18 @@ final class SlabReturns {
 
     /** Step 4: the control call, sent again after a lost connection (see the class comment). */
     private int giveBack(long slab) {
+        // no grant runs while a return is unresolved: if this return's reply is lost and a grant handed the slab
+        // back to this frontend before the resend, the resend would free a slab in use again
+        ReentrantLock slabLock = engine.slabLock();
+        slabLock.lock();
+        try {
+            return giveBackLocked(slab);
+        } finally {
+            slabLock.unlock();
+        }
+    }
+
+    private int giveBackLocked(long slab) {
         boolean sent = false;
         while (true) {
             long generation = engine.link().generation();

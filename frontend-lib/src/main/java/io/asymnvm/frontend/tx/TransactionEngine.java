@@ -72,6 +72,11 @@ public final class TransactionEngine implements AutoCloseable {
     private volatile RecoveryReport lastRecovery;
     private final int frontendId;
     private final ReentrantLock exec = new ReentrantLock();
+    /**
+     * Held across a slab grant and across a slab return (taken before {@link #exec}, never while holding it), so
+     * a return whose reply was lost is resolved before any grant can hand the same slab back to this frontend.
+     */
+    private final ReentrantLock slabLock = new ReentrantLock();
     private final Object flushLock = new Object();
     private final Object durableLock = new Object();
     private final PageCache cache;
@@ -686,6 +691,11 @@ public final class TransactionEngine implements AutoCloseable {
         }
 
         @Override
+        public ReentrantLock slabLock() {
+            return slabLock;
+        }
+
+        @Override
         public PageCache cache() {
             return cache;
         }
@@ -731,6 +741,15 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     private void grantSlab() {
+        slabLock.lock();
+        try {
+            grantSlabLocked();
+        } finally {
+            slabLock.unlock();
+        }
+    }
+
+    private void grantSlabLocked() {
         exec.lock();
         try {
             if (slabReturns.reuseRetired() >= 0) {

@@ -1,6 +1,7 @@
 package io.asymnvm.core.fabric.tcp;
 
 import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.EmulatedNic;
 import io.asymnvm.core.fabric.NicSession;
 import io.asymnvm.core.layout.FrameLayout;
@@ -170,13 +171,18 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
                 ByteBuf reply;
                 try {
                     reply = adapter.execute(session, slot, frame, ctx.alloc());
+                } catch (Throwable t) { // an Error too: the connection must get its reply and stop being busy
+                    LOG.error("request on session {} failed with {}", session.id(), t.toString(), t);
+                    reply = NicRequestAdapter.error(ctx.alloc(), new AsymNvmException(ErrorCode.UNKNOWN,
+                            "request failed on the backend: " + t));
                 } finally {
                     frame.release();
                 }
+                ByteBuf done = reply;
                 try {
-                    ctx.executor().execute(() -> completed(ctx, reply));
+                    ctx.executor().execute(() -> completed(ctx, done));
                 } catch (RejectedExecutionException stopped) {
-                    reply.release(); // the event loop is gone: the connection is closing with the server
+                    done.release(); // the event loop is gone: the connection is closing with the server
                     closeSession();
                 }
             });
