@@ -50,6 +50,7 @@ class TcpNicServerTest {
     private static final int REGION_SIZE = 1 << 20;
     /** A control kind the test handler holds until released (an attach waiting for replay). */
     private static final int KIND_HANG = 99;
+    private static final int KIND_ERROR = 98;
 
     private final CountingRegion backing = new CountingRegion();
     private final CountDownLatch hangEntered = new CountDownLatch(1);
@@ -100,6 +101,9 @@ class TcpNicServerTest {
             ByteBuffer b = ControlMessageLayout.wrap(request);
             int kind = b.getInt();
             int frontendId = b.getInt();
+            if (kind == KIND_ERROR) {
+                throw new AssertionError("an Error inside a control call");
+            }
             if (kind == KIND_HANG) {
                 hangEntered.countDown();
                 await(hangRelease);
@@ -164,6 +168,21 @@ class TcpNicServerTest {
             assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
         }
+    }
+
+    /** An Error on a worker (not only an exception) still answers its request, and the connection serves on. */
+    @Test
+    void anErrorInAWorkerIsAnsweredAndTheConnectionKeepsServing() {
+        start(limits());
+        FabricConnection c = attached(1);
+        AsymNvmException e = assertThrows(AsymNvmException.class,
+                () -> c.call(ControlMessageLayout.request(KIND_ERROR, 1, 0)).await(5_000_000_000L));
+        assertEquals(ErrorCode.UNKNOWN, e.errorCode(), e.getMessage());
+        assertTrue(e.getMessage().contains("an Error inside a control call"), e.getMessage());
+        c.write(REGION, 0, new byte[] {9, 9, 9, 9, 9, 9, 9, 9}, 0, 8).await();
+        assertArrayEquals(new byte[] {9, 9, 9, 9, 9, 9, 9, 9}, c.read(REGION, 0, 8).await().bytes());
+        assertArrayEquals(new byte[] {(byte) ControlMessageLayout.KIND_PING},
+                c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_PING, 1, 0)).await().bytes());
     }
 
     @Test
