@@ -39,7 +39,14 @@ public enum ErrorCode {
     /** A per-frontend quota (slabs) would be exceeded. */
     QUOTA_EXCEEDED(27),
     /** A server limit (connections, frame size, idle time, pending replies) was reached. */
-    LIMIT_EXCEEDED(28);
+    LIMIT_EXCEEDED(28),
+    /**
+     * The node is not the serving backend of its cluster (a mirror, or a former backend fenced by a newer epoch):
+     * the call needs the backend.
+     */
+    NOT_PRIMARY(29),
+    /** A mirror has not caught up (it is behind the backend, or not in sync): it cannot be promoted or serve. */
+    REPLICA_BEHIND(30);
 
     private final int code;
 

@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
  *   0 backendEpoch(8)   8 attachEpoch(8)   16 pageSize(4)  20 recipe(4)
  *  24 semCapacity(8)   32 redoCapacity(8)  40 slabSize(8)  48 heapSize(8)
  *  56 appliedTxId(8)   64 semHead(8)       72 redoHead(8)  80 semValidTail(8)
- *  88 redoValidTail(8) 96 lastSemTxId(8)  104 ownedSlabs(4) 108 pad(4)
+ *  88 redoValidTail(8) 96 lastSemTxId(8)  104 ownedSlabs(4) 108 role(4): ROLE_BACKEND or ROLE_MIRROR
  * 112 identity(16)      the PM image's identity (superblock), so a frontend never resumes on another image
  * 128 slab index(8) x ownedSlabs
  *
@@ -120,6 +120,21 @@ public final class ControlMessageLayout {
     /** Gives an empty slab back to the backend (DESIGN §6); kinds 7 and 8 belong to other calls. */
     public static final int KIND_RETURN_SLAB = 9;
 
+    // --- replication (mirror nodes, DESIGN §6); the messages are specified where they are implemented ---
+    /** A backend (or a catching-up mirror) attaching to a mirror as its replication peer. */
+    public static final int KIND_PEER_ATTACH = 10;
+    /** Asks a mirror to become the backend under a new epoch. */
+    public static final int KIND_PROMOTE = 11;
+    /** Reserved for the replication protocol. */
+    public static final int KIND_REPLICATION_RESERVED_12 = 12;
+    /** Reserved for the replication protocol. */
+    public static final int KIND_REPLICATION_RESERVED_13 = 13;
+
+    /** The ATTACH reply's role: the node serves as the backend of its image. */
+    public static final int ROLE_BACKEND = 0;
+    /** The ATTACH reply's role: the node is a mirror (semantic records and FLUSH only; no slabs, no catalog). */
+    public static final int ROLE_MIRROR = 1;
+
     private ControlMessageLayout() {
     }
 
@@ -184,7 +199,21 @@ public final class ControlMessageLayout {
     public record AttachReply(long backendEpoch, long attachEpoch, int pageSize, int recipe, long semCapacity,
                               long redoCapacity, long slabSize, long heapSize, long appliedTxId, long semHead,
                               long redoHead, long semValidTail, long redoValidTail, long lastSemTxId,
-                              java.util.UUID identity, long[] ownedSlabs) {
+                              java.util.UUID identity, long[] ownedSlabs, int role) {
+
+        /** A reply from the serving backend ({@link #ROLE_BACKEND}). */
+        public AttachReply(long backendEpoch, long attachEpoch, int pageSize, int recipe, long semCapacity,
+                           long redoCapacity, long slabSize, long heapSize, long appliedTxId, long semHead,
+                           long redoHead, long semValidTail, long redoValidTail, long lastSemTxId,
+                           java.util.UUID identity, long[] ownedSlabs) {
+            this(backendEpoch, attachEpoch, pageSize, recipe, semCapacity, redoCapacity, slabSize, heapSize,
+                    appliedTxId, semHead, redoHead, semValidTail, redoValidTail, lastSemTxId, identity, ownedSlabs,
+                    ROLE_BACKEND);
+        }
+
+        public boolean isMirror() {
+            return role == ROLE_MIRROR;
+        }
 
         public byte[] encode() {
             ByteBuffer b = ByteBuffer.allocate(ATTACH_FIXED_LENGTH + 8 * ownedSlabs.length)
@@ -192,7 +221,7 @@ public final class ControlMessageLayout {
             b.putLong(backendEpoch).putLong(attachEpoch).putInt(pageSize).putInt(recipe)
                     .putLong(semCapacity).putLong(redoCapacity).putLong(slabSize).putLong(heapSize)
                     .putLong(appliedTxId).putLong(semHead).putLong(redoHead).putLong(semValidTail)
-                    .putLong(redoValidTail).putLong(lastSemTxId).putInt(ownedSlabs.length).putInt(0)
+                    .putLong(redoValidTail).putLong(lastSemTxId).putInt(ownedSlabs.length).putInt(role)
                     .putLong(identity.getMostSignificantBits()).putLong(identity.getLeastSignificantBits());
             for (long s : ownedSlabs) {
                 b.putLong(s);
@@ -221,7 +250,11 @@ public final class ControlMessageLayout {
             long redoTail = b.getLong();
             long lastSemTx = b.getLong();
             int owned = b.getInt();
-            b.getInt();
+            int role = b.getInt();
+            if (role != ROLE_BACKEND && role != ROLE_MIRROR) {
+                throw new IllegalArgumentException("attach reply names role " + role + ", expected "
+                        + ROLE_BACKEND + " (backend) or " + ROLE_MIRROR + " (mirror)");
+            }
             java.util.UUID identity = new java.util.UUID(b.getLong(), b.getLong());
             if (owned < 0 || message.length != ATTACH_FIXED_LENGTH + 8L * owned) {
                 throw new IllegalArgumentException("attach reply length " + message.length
@@ -232,7 +265,7 @@ public final class ControlMessageLayout {
                 slabs[i] = b.getLong();
             }
             return new AttachReply(backendEpoch, attachEpoch, pageSize, recipe, semCap, redoCap, slabSize,
-                    heapSize, applied, semHead, redoHead, semTail, redoTail, lastSemTx, identity, slabs);
+                    heapSize, applied, semHead, redoHead, semTail, redoTail, lastSemTx, identity, slabs, role);
         }
     }
 }
