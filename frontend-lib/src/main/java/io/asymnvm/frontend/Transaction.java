@@ -38,6 +38,17 @@ public interface Transaction {
         write(address, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array());
     }
 
+    /**
+     * {@code [address, address + length)} as {@link #read(long, int)} gives it, but without a copy where the
+     * transaction can share its own view: when the range is exactly one page (page-aligned, the page size long) the
+     * array returned may be the transaction's page itself. The caller must never change it, and must not keep it past
+     * the operation it reads it for (a later write of this transaction, or a later transaction, may replace it).
+     * Structures read whole node pages this way and copy a page only when they change it.
+     */
+    default byte[] readShared(long address, int length) {
+        return read(address, length);
+    }
+
     /** {@code length} bytes from {@code address}. */
     default byte[] read(long address, int length) {
         byte[] out = new byte[length];

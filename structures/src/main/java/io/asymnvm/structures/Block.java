@@ -21,7 +21,12 @@ final class Block {
     private static final int MAX_RANGES = 8;
 
     final long address;
-    final byte[] bytes;
+    /**
+     * The block's bytes. While {@link #shared} they are the transaction's own page (read without a copy) and are
+     * only read; the first change copies them ({@link #own()}).
+     */
+    byte[] bytes;
+    private boolean shared;
     /** The structure the block belongs to, for corruption reports (null if unknown). */
     String owner;
     private final int[] lo = new int[MAX_RANGES];
@@ -33,11 +38,27 @@ final class Block {
         this.bytes = bytes;
     }
 
+    /** A block over bytes the transaction shares ({@link Transaction#readShared}): copied before any change. */
+    static Block shared(long address, byte[] bytes) {
+        Block b = new Block(address, bytes);
+        b.shared = true;
+        return b;
+    }
+
+    /** Makes {@link #bytes} this block's own copy; every change, and code writing {@code bytes} directly, calls it. */
+    void own() {
+        if (shared) {
+            bytes = bytes.clone();
+            shared = false;
+        }
+    }
+
     long getLong(int offset) {
         return (long) LONG.get(bytes, offset);
     }
 
     void putLong(int offset, long value) {
+        own();
         LONG.set(bytes, offset, value);
         markDirty(offset, offset + 8);
     }
@@ -47,6 +68,7 @@ final class Block {
     }
 
     void putInt(int offset, int value) {
+        own();
         INT.set(bytes, offset, value);
         markDirty(offset, offset + 4);
     }
@@ -57,6 +79,7 @@ final class Block {
     }
 
     void putShort(int offset, int value) {
+        own();
         SHORT.set(bytes, offset, (short) value);
         markDirty(offset, offset + 2);
     }
@@ -66,11 +89,13 @@ final class Block {
     }
 
     void putByte(int offset, int value) {
+        own();
         bytes[offset] = (byte) value;
         markDirty(offset, offset + 1);
     }
 
     void putBytes(int offset, byte[] src, int srcOffset, int length) {
+        own();
         System.arraycopy(src, srcOffset, bytes, offset, length);
         markDirty(offset, offset + length);
     }
@@ -84,6 +109,7 @@ final class Block {
         if (from >= to) {
             return;
         }
+        own();
         int i = 0;
         while (i < ranges && hi[i] + MERGE_GAP < from) {
             i++;

@@ -224,6 +224,7 @@ final class NodePage {
         block.putBytes(at, record, 0, record.length);
         block.putShort(HEAP_START_OFFSET, at);
         int from = slotOffset(i);
+        block.own();
         System.arraycopy(block.bytes, from, block.bytes, from + SLOT_LENGTH, slotsEnd - from);
         block.markDirty(from, slotsEnd + SLOT_LENGTH);
         block.putShort(from, at);
@@ -250,6 +251,7 @@ final class NodePage {
         }
         int from = slotOffset(i + 1);
         int slotsEnd = slotOffset(n);
+        block.own();
         System.arraycopy(block.bytes, from, block.bytes, from - SLOT_LENGTH, slotsEnd - from);
         block.markDirty(from - SLOT_LENGTH, slotsEnd - SLOT_LENGTH);
         block.putShort(COUNT_OFFSET, n - 1);
@@ -277,6 +279,7 @@ final class NodePage {
     /** Repacks the records at the end of the page, dropping garbage. */
     void compact() {
         List<byte[]> recs = records();
+        block.own();
         int at = NODE_SIZE;
         for (int i = 0; i < recs.size(); i++) {
             byte[] r = recs.get(i);

@@ -51,11 +51,21 @@ final class Session {
         }
     }
 
+    /** As {@link #readStored}, without a copy where the transaction can share the page ({@link Block#shared}). */
+    private byte[] readStoredShared(long address, int length, String what) {
+        try {
+            return tx.readShared(address, length);
+        } catch (IllegalArgumentException outside) {
+            throw new StructureCorruptException(structure, address, what + " of " + length + " bytes",
+                    "a range inside the heap", "[" + address + ", " + (address + length) + ")", outside);
+        }
+    }
+
     /** The working copy of {@code [address, address + length)}, read on first use. */
     Block load(long address, int length) {
         Block b = blocks.get(address);
         if (b == null) {
-            b = new Block(address, readStored(address, length, "block"));
+            b = Block.shared(address, readStoredShared(address, length, "block"));
             b.owner = structure;
             blocks.put(address, b);
         } else if (b.bytes.length != length) {
@@ -78,7 +88,7 @@ final class Session {
         if (b != null) {
             return b;
         }
-        Block peeked = new Block(address, readStored(address, length, "block"));
+        Block peeked = Block.shared(address, readStoredShared(address, length, "block"));
         peeked.owner = structure;
         return peeked;
     }

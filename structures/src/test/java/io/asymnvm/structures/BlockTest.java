@@ -69,4 +69,56 @@ class BlockTest {
         assertEquals(0, first[0]);
         assertEquals(4004, last[0] + last[1]);
     }
+
+    /**
+     * A block read without a copy shares the transaction's page: every way of changing it (the typed puts, raw
+     * bytes, a node's slot shifts and its compaction) must copy it first, so the shared page never sees a change
+     * that was not written through the transaction. Seeded random node edits on a shared block, checked against the
+     * untouched original after each one.
+     */
+    @Test
+    void shouldNeverChangeTheSharedPageOfABlockReadWithoutACopy() {
+        long seed = Long.getLong("asymnvm.seed", 11);
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 200; round++) {
+            Block owned = new Block(0, new byte[4096]);
+            NodePage built = NodePage.init(owned, io.asymnvm.structures.layout.NodePageLayout.KIND_INNER, 0);
+            int records = 2 + rnd.nextInt(30);
+            for (int i = 0; i < records; i++) {
+                built.append(randomRecord(rnd));
+            }
+            built.remove(rnd.nextInt(records - 1)); // not the last one appended: leaves garbage to compact
+            byte[] page = owned.bytes.clone();
+            byte[] original = page.clone();
+            Block shared = Block.shared(0, page);
+            NodePage node = new NodePage(shared);
+            switch (rnd.nextInt(5)) {
+                case 0 -> node.remove(rnd.nextInt(node.count()));
+                case 1 -> node.compact();
+                case 2 -> shared.putLong(8 * rnd.nextInt(512), rnd.nextLong());
+                case 3 -> shared.putShort(2 * rnd.nextInt(2048), rnd.nextInt(65536));
+                default -> node.insert(rnd.nextInt(node.count() + 1), randomRecord(rnd));
+            }
+            String ctx = "seed=" + seed + " round " + round;
+            assertTrue(Arrays.equals(original, page), ctx + ": the shared page was changed in place");
+            assertTrue(shared.bytes != page, ctx + ": the changed block must hold its own copy");
+            assertTrue(shared.isDirty(), ctx);
+        }
+    }
+
+    private static byte[] randomRecord(Random rnd) {
+        byte[] key = new byte[1 + rnd.nextInt(40)];
+        rnd.nextBytes(key);
+        return Records.inner(key, rnd.nextLong());
+    }
+
+    @Test
+    void shouldReadASharedBlockWithoutCopyingIt() {
+        byte[] page = new byte[4096];
+        page[17] = 42;
+        Block shared = Block.shared(0, page);
+        assertEquals(42, shared.getByte(17));
+        assertTrue(shared.bytes == page, "reads must not copy");
+        assertTrue(!shared.isDirty());
+    }
 }

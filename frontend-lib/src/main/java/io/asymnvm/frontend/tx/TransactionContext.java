@@ -167,6 +167,20 @@ public final class TransactionContext implements Transaction {
         }
     }
 
+    /**
+     * A whole page is returned without a copy: this attempt's private page if it wrote one (its own writes are
+     * visible), else the cached page. Nothing changes a page array in place while a method body runs on it: writes
+     * of this attempt go to its private copy, and the cache replaces or drops arrays, it never rewrites one.
+     */
+    @Override
+    public byte[] readShared(long address, int length) {
+        if (length != pageSize || address % pageSize != 0) {
+            return read(address, length);
+        }
+        engine.checkReadable(address, length);
+        return page(address / pageSize);
+    }
+
     @Override
     public void write(long address, byte[] src, int offset, int length) {
         engine.checkWritable(address, length);
