@@ -1,0 +1,166 @@
+package io.asymnvm.cluster;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster configuration record in ZooKeeper ({@link ClusterPaths#config()}). ZooKeeper is the only arbiter:
+ * every change is a versioned {@code setData} (compare-and-set on the znode version), so of two writers that read
+ * the same version exactly one succeeds, and this class adds the rules a change must obey before it is sent:
+ *
+ * <ul>
+ *   <li>epochs only grow: a record with a lower epoch is refused ({@link ErrorCode#STALE_EPOCH}, both epochs named);
+ *   <li>a change of backend needs a higher epoch, so two backends can never claim one epoch
+ *       ({@link ErrorCode#STALE_EPOCH});
+ *   <li>the image a cluster serves never changes ({@link ErrorCode#IDENTITY_MISMATCH}, both identities named).
+ * </ul>
+ *
+ * The rules are checked against the record at the expected version, and the write is conditional on that version,
+ * so the check and the write cannot be separated by another writer.
+ */
+public final class ClusterStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterStore.class);
+
+    private final CuratorFramework client;
+    private final ClusterPaths paths;
+
+    ClusterStore(CuratorFramework client, ClusterPaths paths) {
+        this.client = client;
+        this.paths = paths;
+    }
+
+    public ClusterPaths paths() {
+        return paths;
+    }
+
+    /**
+     * Creates the record (and the parent znodes); refused if the cluster already has one.
+     *
+     * @return the new record at version 0
+     */
+    public Versioned<ClusterConfig> create(ClusterConfig initial) {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(paths.config(), initial.toJson());
+            return new Versioned<>(initial, 0);
+        } catch (KeeperException.NodeExistsException e) {
+            String existing = readIfPresent().map(v -> " (epoch " + v.value().epoch() + ", image "
+                    + v.value().imageId() + ", backend " + v.value().backend() + ")").orElse("");
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "cluster configuration " + paths.config()
+                    + " already exists" + existing + "; not replaced by epoch " + initial.epoch() + " image "
+                    + initial.imageId());
+        } catch (Exception e) {
+            throw zkFailure("create " + paths.config(), e);
+        }
+    }
+
+    /** The current record with its znode version. */
+    public Versioned<ClusterConfig> read() {
+        return readIfPresent().orElseThrow(() -> new AsymNvmException(ErrorCode.BAD_REQUEST,
+                "no cluster configuration at " + paths.config() + " (create the cluster first)"));
+    }
+
+    /** The current record, or empty when the cluster has none yet. */
+    public Optional<Versioned<ClusterConfig>> readIfPresent() {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = client.getData().storingStatIn(stat).forPath(paths.config());
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        } catch (Exception e) {
+            throw zkFailure("read " + paths.config(), e);
+        }
+        return Optional.of(new Versioned<>(ClusterConfig.fromJson(data), stat.getVersion()));
+    }
+
+    /**
+     * Replaces the record if it is still at {@code expectedVersion}.
+     *
+     * @return false when another writer changed it first (read again and decide again)
+     * @throws AsymNvmException {@link ErrorCode#STALE_EPOCH} if {@code next} lowers the epoch or changes the backend
+     *     without raising it; {@link ErrorCode#IDENTITY_MISMATCH} if it names another image
+     */
+    public boolean compareAndSet(int expectedVersion, ClusterConfig next) {
+        Stat stat = new Stat();
+        ClusterConfig current;
+        try {
+            current = ClusterConfig.fromJson(client.getData().storingStatIn(stat).forPath(paths.config()));
+        } catch (KeeperException.NoNodeException e) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "no cluster configuration at " + paths.config()
+                    + " to compare-and-set");
+        } catch (AsymNvmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zkFailure("read " + paths.config(), e);
+        }
+        if (stat.getVersion() != expectedVersion) {
+            return false;
+        }
+        checkTransition(current, next);
+        try {
+            client.setData().withVersion(expectedVersion).forPath(paths.config(), next.toJson());
+            return true;
+        } catch (KeeperException.BadVersionException e) {
+            return false;
+        } catch (Exception e) {
+            throw zkFailure("compare-and-set " + paths.config() + " at version " + expectedVersion, e);
+        }
+    }
+
+    /** The rules every change obeys (see the class comment). */
+    static void checkTransition(ClusterConfig current, ClusterConfig next) {
+        if (!next.imageId().equals(current.imageId())) {
+            throw new AsymNvmException(ErrorCode.IDENTITY_MISMATCH, "cluster serves image " + current.imageId()
+                    + "; a configuration for image " + next.imageId() + " is refused");
+        }
+        if (next.epoch() < current.epoch()) {
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "epochs only grow: cluster is at epoch "
+                    + current.epoch() + ", proposed epoch " + next.epoch());
+        }
+        if (!next.backend().equals(current.backend()) && next.epoch() <= current.epoch()) {
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "backend " + next.backend() + " claims epoch "
+                    + next.epoch() + " but backend " + current.backend() + " holds epoch " + current.epoch()
+                    + ": a new backend needs a higher epoch");
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the current record and then with each new one, on a Curator thread (keep it
+     * short). ZooKeeper watches are one-shot, so of several changes in quick succession only the latest may be seen;
+     * a record that fails to decode is logged and skipped. Close the returned handle to stop.
+     */
+    public AutoCloseable watch(Consumer<ClusterConfig> listener) {
+        CuratorCache cache = CuratorCache.build(client, paths.config(), CuratorCache.Options.SINGLE_NODE_CACHE);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreatesAndChanges((before, after) -> {
+                    ClusterConfig config;
+                    try {
+                        config = ClusterConfig.fromJson(after.getData());
+                    } catch (AsymNvmException e) {
+                        LOG.error("ignoring an unreadable cluster configuration at {} (version {}): {}",
+                                paths.config(), after.getStat().getVersion(), e.getMessage());
+                        return;
+                    }
+                    listener.accept(config);
+                })
+                .build());
+        cache.start();
+        return cache::close;
+    }
+
+    static AsymNvmException zkFailure(String what, Exception e) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new AsymNvmException(ErrorCode.CONNECTION_LOST, "ZooKeeper failed to " + what + ": " + e, e);
+    }
+}
