@@ -55,9 +55,17 @@ final class ZkFixture implements AutoCloseable {
      * ephemeral znodes then, not at once.
      */
     static void kill(ClusterSession s) throws Exception {
+        cut(s);
+        s.close();
+    }
+
+    /**
+     * Cuts the connection of {@code s} without closing its session: the server expires the session after its timeout;
+     * the client itself sees its session end at once (Curator LOST) and carries on with a new session.
+     */
+    static void cut(ClusterSession s) throws Exception {
         ZooKeeper zk = s.curator().getZookeeperClient().getZooKeeper();
         zk.getTestable().injectSessionExpiration();
-        s.close();
     }
 
     /** Waits for {@code condition}, polling, at most {@code millis}; returns whether it held. */
