@@ -167,9 +167,13 @@ public final class FailoverCoordinator implements AutoCloseable {
             }
             promoteHolding(lease, seen);
         } catch (AsymNvmException e) {
-            LOG.warn("mirror '{}': failover attempt failed: {}", selfId, e.getMessage());
+            if (!closed) {
+                LOG.warn("mirror '{}': failover attempt failed: {}", selfId, e.getMessage());
+            }
         } catch (Exception e) {
-            LOG.warn("mirror '{}': failover attempt failed", selfId, e);
+            if (!closed) {
+                LOG.warn("mirror '{}': failover attempt failed", selfId, e);
+            }
         }
     }
 

@@ -126,7 +126,8 @@ class ClusterStoreTest {
         ClusterStore store = fx.session(name).store();
         store.create(twoMirrors());
         BlockingQueue<ClusterConfig> seen = new LinkedBlockingQueue<>();
-        try (AutoCloseable w = fx.session(name).store().watch(seen::add)) {
+        AutoCloseable watch = fx.session(name).store().watch(seen::add);
+        try {
             assertEquals(twoMirrors(), seen.poll(10, TimeUnit.SECONDS));
             ClusterConfig next = twoMirrors().withMirrorState("m2", MirrorState.CATCHING_UP);
             assertTrue(store.compareAndSet(0, next));
@@ -134,6 +135,8 @@ class ClusterStoreTest {
             ClusterConfig promoted = next.promote("m1");
             assertTrue(store.compareAndSet(1, promoted));
             assertEquals(promoted, seen.poll(10, TimeUnit.SECONDS));
+        } finally {
+            watch.close();
         }
     }
 
