@@ -150,7 +150,7 @@ public final class BackendGuard implements AutoCloseable {
     }
 
     private void onLease(Lease l, Lease.State state) {
-        if (state == Lease.State.SUSPENDED || state == Lease.State.LOST) {
+        if (!fenced.get() && (state == Lease.State.SUSPENDED || state == Lease.State.LOST)) {
             LOG.warn("backend '{}' lease {}: keeps serving epoch {} (no promotion without ZooKeeper; checks the "
                     + "configuration on reconnect)", selfId, state, epoch);
         }
