@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Order of a promotion, and why it is safe</h2>
  * <ol>
  *   <li>Noticed: the backend lease znode was deleted (its session expired: the backend died or was cut off for a
- *       whole lease), or it was missing at start or after a reconnect.
+ *       whole lease), or it was missing at start, after a reconnect or when the configuration changed (e.g. this
+ *       mirror became {@code IN_SYNC} while no backend held the lease).
  *   <li>Read the configuration at version V; go on only if this node is an {@code IN_SYNC} mirror of it (a
  *       {@code CATCHING_UP} mirror never promotes). An {@code ASYNC} mirror waits one more delay while an in-sync
  *       {@code SYNC} mirror is listed, since only a SYNC mirror is sure to hold every acknowledged commit.
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * at epoch + 2: epochs only grow, the configuration stays the single truth.
  *
  * <p>While ZooKeeper is unreachable nothing happens: no lease deletion is seen and no CAS can succeed, so there is
- * no promotion without a quorum. After a reconnect the coordinator checks the lease again.
+ * no promotion without a quorum. After a reconnect the coordinator checks the lease again, but only after a grace
+ * of {@value #RECONNECT_GRACE_LEASES} leases, so that a backend that merely lost its session in the same outage can
+ * reclaim its lease first (the outage was ZooKeeper's, not the backend's).
  *
  * <p>All decisions run on one thread of this coordinator; {@link #close()} stops it.
  */
@@ -52,6 +55,12 @@ public final class FailoverCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FailoverCoordinator.class);
     /** Re-attempts after a lost CAS or a configuration that moved under us, per notice. */
     private static final int MAX_RETRIES = 8;
+    /**
+     * After this mirror reconnects (ZooKeeper was away, e.g. restarted), it waits this many leases before it acts on
+     * a missing backend lease: the backend lost its session in the same outage and needs a moment to reconnect and
+     * reclaim its lease, and the outage was not the backend's failure.
+     */
+    static final int RECONNECT_GRACE_LEASES = 2;
 
     private final ClusterSession session;
     private final String selfId;
@@ -65,6 +74,8 @@ public final class FailoverCoordinator implements AutoCloseable {
     private volatile boolean closed;
     private volatile FailoverReport report;
     private volatile Lease backendLease;
+    private volatile AutoCloseable configWatch;
+    private volatile long graceUntilNanos;
     private long noticedNanos;
     private long noticedMillis;
     private int retries;
@@ -83,6 +94,8 @@ public final class FailoverCoordinator implements AutoCloseable {
                 CuratorCache.Options.SINGLE_NODE_CACHE);
         this.connectionListener = (c, s) -> {
             if (s == ConnectionState.RECONNECTED) {
+                graceUntilNanos = System.nanoTime()
+                        + TimeUnit.MILLISECONDS.toNanos(RECONNECT_GRACE_LEASES * (long) session.options().leaseMillis());
                 notice("reconnected to ZooKeeper");
             }
         };
@@ -109,6 +122,8 @@ public final class FailoverCoordinator implements AutoCloseable {
                 .build());
         session.curator().getConnectionStateListenable().addListener(c.connectionListener);
         c.leaseCache.start();
+        // a mirror that turns IN_SYNC (or a configuration that changes) while no backend holds the lease re-checks
+        c.configWatch = session.store().watch(config -> c.notice("configuration epoch " + config.epoch()));
         c.notice("coordinator started");
         return c;
     }
@@ -133,6 +148,11 @@ public final class FailoverCoordinator implements AutoCloseable {
 
     private void attempt(boolean asyncDelayDone) {
         if (closed || report != null) {
+            return;
+        }
+        long graceLeft = graceUntilNanos - System.nanoTime();
+        if (graceLeft > 0) {
+            executor.schedule(() -> attempt(asyncDelayDone), graceLeft, TimeUnit.NANOSECONDS);
             return;
         }
         try {
@@ -254,6 +274,14 @@ public final class FailoverCoordinator implements AutoCloseable {
         closed = true;
         session.curator().getConnectionStateListenable().removeListener(connectionListener);
         leaseCache.close();
+        AutoCloseable w = configWatch;
+        if (w != null) {
+            try {
+                w.close();
+            } catch (Exception e) {
+                LOG.debug("closing the configuration watch", e);
+            }
+        }
         executor.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);
