@@ -5,6 +5,7 @@ import io.asymnvm.core.ErrorCode;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.state.ConnectionState;
@@ -60,7 +61,7 @@ public final class BackendGuard implements AutoCloseable {
         });
         this.connectionListener = (c, s) -> {
             if (s == ConnectionState.RECONNECTED) {
-                executor.execute(this::afterReconnect);
+                run(this::afterReconnect);
             }
         };
     }
@@ -154,6 +155,10 @@ public final class BackendGuard implements AutoCloseable {
             LOG.warn("backend '{}' lease {}: keeps serving epoch {} (no promotion without ZooKeeper; checks the "
                     + "configuration on reconnect)", selfId, state, epoch);
         }
+        if (state == Lease.State.LOST && !fenced.get()) {
+            // the znode can also vanish while connected (deleted by hand): then no RECONNECTED follows, so check now
+            run(this::afterReconnect);
+        }
     }
 
     private void afterReconnect() {
@@ -185,9 +190,17 @@ public final class BackendGuard implements AutoCloseable {
         LOG.warn("backend '{}' fenced: {}", selfId, reason);
         Lease l = lease;
         if (l != null) {
-            executor.execute(l::close);
+            run(l::close);
         }
         fence.fenced(config, reason);
+    }
+
+    private void run(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("backend guard of '{}' closed; not running {}", selfId, task);
+        }
     }
 
     /** True until fenced or closed. */

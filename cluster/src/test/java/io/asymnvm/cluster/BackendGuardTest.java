@@ -143,4 +143,24 @@ class BackendGuardTest {
         again.close();
         assertFalse(again.isServing());
     }
+
+    @Test
+    void shouldTakeItsLeaseBackWhenItsZnodeIsDeletedWhileConnected() throws Exception {
+        String name = ZkFixture.freshClusterName();
+        ClusterSession backend = fx.session(name);
+        backend.store().create(withMirror());
+        BackendGuard guard = BackendGuard.start(backend, "b0", ZkFixture.IMAGE, 1, 0, (c, why) -> { });
+        ClusterSession admin = fx.session(name);
+        admin.curator().delete().forPath(admin.paths().backendLease());
+        assertTrue(ZkFixture.await(() -> {
+            try {
+                Stat s = admin.curator().checkExists().forPath(admin.paths().backendLease());
+                return s != null && s.getEphemeralOwner() == backend.sessionId() && guard.lease().isHeld();
+            } catch (Exception e) {
+                return false;
+            }
+        }, 10_000), "the backend, still named by the configuration, reclaims its lease");
+        assertTrue(guard.isServing());
+        guard.close();
+    }
 }

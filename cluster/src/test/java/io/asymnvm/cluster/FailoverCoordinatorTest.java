@@ -127,6 +127,11 @@ class FailoverCoordinatorTest {
         assertEquals(2, r.newEpoch());
         assertEquals(41, r.appliedTxId());
         assertTrue(won.backendLease().orElseThrow().isHeld());
+        // the promoted mirror hands its lease to a backend guard, as the mirror process will
+        BackendGuard promotedGuard = BackendGuard.afterPromotion(sessions.get(won), winner, now.value(),
+                won.backendLease().orElseThrow(), (c, why) -> { });
+        assertTrue(promotedGuard.isServing());
+        assertEquals(2, promotedGuard.epoch());
         System.out.printf("failover (lease %d ms): detection %d ms, config committed +%.1f ms, serving +%.1f ms%n",
                 ZkFixture.LEASE_MILLIS, r.detectionMillisSince(killedAt), r.configCommitNanos() / 1e6,
                 r.promotionNanos() / 1e6);
