@@ -163,7 +163,7 @@ class FailoverCoordinatorTest {
 
         fx.stop();
         // every session outlives its timeout without ZooKeeper: nobody may promote, the backend keeps serving
-        Thread.sleep(4L * ZkFixture.LEASE_MILLIS);
+        Thread.sleep(3L * ZkFixture.LEASE_MILLIS);
         assertEquals(List.of(), promotions);
         assertEquals(0, p1.replays.get() + p2.replays.get());
         assertTrue(guard.isServing());
