@@ -4,6 +4,7 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
@@ -114,6 +115,33 @@ public final class ClusterStore {
         } catch (Exception e) {
             throw zkFailure("compare-and-set " + paths.config() + " at version " + expectedVersion, e);
         }
+    }
+
+    /**
+     * Read, change, compare-and-set, again on a conflict (at most {@code maxTries} rounds): for changes that are
+     * valid whatever the record became in between (a mirror joins, a mirror's state, a mirror dropped). Not for
+     * promotions, whose decision depends on the record read (use {@link #compareAndSet}).
+     *
+     * @return the record written, with its version
+     * @throws AsymNvmException {@link ErrorCode#TIMEOUT} after {@code maxTries} lost races; the rules' errors as
+     *     {@link #compareAndSet}
+     */
+    public Versioned<ClusterConfig> update(UnaryOperator<ClusterConfig> change, int maxTries) {
+        if (maxTries < 1) {
+            throw new IllegalArgumentException("tries must be positive: " + maxTries);
+        }
+        for (int i = 0; i < maxTries; i++) {
+            Versioned<ClusterConfig> current = read();
+            ClusterConfig next = change.apply(current.value());
+            if (next.equals(current.value())) {
+                return current;
+            }
+            if (compareAndSet(current.version(), next)) {
+                return new Versioned<>(next, current.version() + 1);
+            }
+        }
+        throw new AsymNvmException(ErrorCode.TIMEOUT, "cluster configuration " + paths.config() + " changed under "
+                + maxTries + " consecutive updates; giving up");
     }
 
     /** The rules every change obeys (see the class comment). */
