@@ -3,10 +3,8 @@ package io.asymnvm.cluster;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -47,18 +45,14 @@ public final class BackendGuard implements AutoCloseable {
     private final ExecutorService executor;
     private final ConnectionStateListener connectionListener;
     private volatile Lease lease;
-    private volatile AutoCloseable configWatch;
+    private volatile ClusterStore.Watch configWatch;
 
     private BackendGuard(ClusterSession session, String selfId, long epoch, Fence fence) {
         this.session = session;
         this.selfId = selfId;
         this.epoch = epoch;
         this.fence = fence;
-        this.executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "backend-guard-" + selfId);
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = ClusterThreads.single("backend-guard-" + selfId);
         this.connectionListener = (c, s) -> {
             if (s == ConnectionState.RECONNECTED) {
                 run(this::afterReconnect);
@@ -222,20 +216,11 @@ public final class BackendGuard implements AutoCloseable {
     public void close() {
         fenced.set(true);
         session.curator().getConnectionStateListenable().removeListener(connectionListener);
-        AutoCloseable w = configWatch;
+        ClusterStore.Watch w = configWatch;
         if (w != null) {
-            try {
-                w.close();
-            } catch (Exception e) {
-                LOG.debug("closing the configuration watch", e);
-            }
+            w.close();
         }
-        executor.shutdown();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ClusterThreads.stop(executor, false);
         Lease l = lease;
         if (l != null) {
             l.close();

@@ -166,7 +166,7 @@ public final class ClusterStore {
      * short). ZooKeeper watches are one-shot, so of several changes in quick succession only the latest may be seen;
      * a record that fails to decode is logged and skipped. Close the returned handle to stop.
      */
-    public AutoCloseable watch(Consumer<ClusterConfig> listener) {
+    public Watch watch(Consumer<ClusterConfig> listener) {
         CuratorCache cache = CuratorCache.build(client, paths.config(), CuratorCache.Options.SINGLE_NODE_CACHE);
         cache.listenable().addListener(CuratorCacheListener.builder()
                 .forCreatesAndChanges((before, after) -> {
@@ -183,6 +183,13 @@ public final class ClusterStore {
                 .build());
         cache.start();
         return cache::close;
+    }
+
+    /** A running watch of the configuration; closing it stops the calls. */
+    @FunctionalInterface
+    public interface Watch extends AutoCloseable {
+        @Override
+        void close();
     }
 
     static AsymNvmException zkFailure(String what, Exception e) {

@@ -2,7 +2,6 @@ package io.asymnvm.cluster;
 
 import io.asymnvm.core.AsymNvmException;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,11 +69,12 @@ public final class FailoverCoordinator implements AutoCloseable {
     private final CuratorCache leaseCache;
     private final ConnectionStateListener connectionListener;
     private final AtomicInteger notices = new AtomicInteger();
+    private final AtomicInteger leaseDeletions = new AtomicInteger();
     private final AtomicInteger notEligible = new AtomicInteger();
     private volatile boolean closed;
     private volatile FailoverReport report;
     private volatile Lease backendLease;
-    private volatile AutoCloseable configWatch;
+    private volatile ClusterStore.Watch configWatch;
     private volatile long graceUntilNanos;
     private long noticedNanos;
     private long noticedMillis;
@@ -85,11 +85,7 @@ public final class FailoverCoordinator implements AutoCloseable {
         this.selfId = NodeEndpoint.requireNodeId("mirror id", selfId);
         this.promotion = promotion;
         this.asyncDelayMillis = asyncDelayMillis;
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "failover-" + selfId);
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = ClusterThreads.single("failover-" + selfId);
         this.leaseCache = CuratorCache.build(session.curator(), session.paths().backendLease(),
                 CuratorCache.Options.SINGLE_NODE_CACHE);
         this.connectionListener = (c, s) -> {
@@ -118,7 +114,10 @@ public final class FailoverCoordinator implements AutoCloseable {
         }
         FailoverCoordinator c = new FailoverCoordinator(session, selfId, promotion, asyncDelayMillis);
         c.leaseCache.listenable().addListener(CuratorCacheListener.builder()
-                .forDeletes(d -> c.notice("backend lease deleted"))
+                .forDeletes(d -> {
+                    c.leaseDeletions.incrementAndGet();
+                    c.notice("backend lease deleted");
+                })
                 .build());
         session.curator().getConnectionStateListenable().addListener(c.connectionListener);
         c.leaseCache.start();
@@ -259,6 +258,11 @@ public final class FailoverCoordinator implements AutoCloseable {
         return notices.get();
     }
 
+    /** How many deletions of the backend lease this coordinator saw. */
+    public int leaseDeletions() {
+        return leaseDeletions.get();
+    }
+
     /** How many attempts stopped because this node was not an in-sync mirror of the configuration. */
     public int notEligible() {
         return notEligible.get();
@@ -274,19 +278,10 @@ public final class FailoverCoordinator implements AutoCloseable {
         closed = true;
         session.curator().getConnectionStateListenable().removeListener(connectionListener);
         leaseCache.close();
-        AutoCloseable w = configWatch;
+        ClusterStore.Watch w = configWatch;
         if (w != null) {
-            try {
-                w.close();
-            } catch (Exception e) {
-                LOG.debug("closing the configuration watch", e);
-            }
+            w.close();
         }
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ClusterThreads.stop(executor, true);
     }
 }

@@ -14,28 +14,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
-class BackendGuardTest {
-    @TempDir
-    static Path dir;
-    static ZkFixture fx;
-
-    @BeforeAll
-    static void startZooKeeper() {
-        fx = new ZkFixture(dir);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        fx.close();
-    }
-
+class BackendGuardTest extends SharedZooKeeperTest {
     private static ClusterConfig withMirror() {
         return ZkFixture.config("b0", ZkFixture.mirror("m1", 7001, ReplicationMode.SYNC, MirrorState.IN_SYNC));
     }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -18,28 +17,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
-class ClusterStoreTest {
-    @TempDir
-    static Path dir;
-    static ZkFixture fx;
-
-    @BeforeAll
-    static void startZooKeeper() {
-        fx = new ZkFixture(dir);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        fx.close();
-    }
-
+class ClusterStoreTest extends SharedZooKeeperTest {
     private static ClusterConfig twoMirrors() {
         return ZkFixture.config("b0",
                 ZkFixture.mirror("m1", 7001, ReplicationMode.SYNC, MirrorState.IN_SYNC),
@@ -126,7 +108,7 @@ class ClusterStoreTest {
         ClusterStore store = fx.session(name).store();
         store.create(twoMirrors());
         BlockingQueue<ClusterConfig> seen = new LinkedBlockingQueue<>();
-        AutoCloseable watch = fx.session(name).store().watch(seen::add);
+        ClusterStore.Watch watch = fx.session(name).store().watch(seen::add);
         try {
             assertEquals(twoMirrors(), seen.poll(10, TimeUnit.SECONDS));
             ClusterConfig next = twoMirrors().withMirrorState("m2", MirrorState.CATCHING_UP);

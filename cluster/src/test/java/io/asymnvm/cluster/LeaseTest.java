@@ -15,28 +15,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
-class LeaseTest {
-    @TempDir
-    static Path dir;
-    static ZkFixture fx;
-
-    @BeforeAll
-    static void startZooKeeper() {
-        fx = new ZkFixture(dir);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        fx.close();
-    }
-
+class LeaseTest extends SharedZooKeeperTest {
     @Test
     void shouldBeHeldWhileTheSessionLivesAndRefuseAnotherHolder() throws Exception {
         String name = ZkFixture.freshClusterName();

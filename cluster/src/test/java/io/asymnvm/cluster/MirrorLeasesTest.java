@@ -6,31 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
-class MirrorLeasesTest {
-    @TempDir
-    static Path dir;
-    static ZkFixture fx;
-
-    @BeforeAll
-    static void startZooKeeper() {
-        fx = new ZkFixture(dir);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        fx.close();
-    }
-
+class MirrorLeasesTest extends SharedZooKeeperTest {
     @Test
     void shouldSeeMirrorsComeAndGoAndLetTheBackendTakeALapsedOneOutOfSync() throws Exception {
         String name = ZkFixture.freshClusterName();
