@@ -3,6 +3,9 @@ package io.asymnvm.cluster;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
@@ -183,6 +186,44 @@ public final class ClusterStore {
                 .build());
         cache.start();
         return cache::close;
+    }
+
+    /**
+     * Waits until the configuration's epoch is above {@code epoch} (a frontend whose backend failed, or that was told
+     * {@code STALE_EPOCH}, waits here for the promoted backend) and returns that configuration.
+     *
+     * @throws AsymNvmException {@link ErrorCode#TIMEOUT} naming both epochs when none comes within
+     *     {@code timeoutMillis}
+     */
+    public ClusterConfig awaitEpochAbove(long epoch, long timeoutMillis) {
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeoutMillis + " ms");
+        }
+        BlockingQueue<ClusterConfig> newer = new LinkedBlockingQueue<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        ClusterConfig last = null;
+        Watch watch = watch(c -> {
+            if (c.epoch() > epoch) {
+                newer.add(c);
+            }
+        });
+        try {
+            Optional<Versioned<ClusterConfig>> now = readIfPresent();
+            if (now.isPresent() && now.get().value().epoch() > epoch) {
+                return now.get().value();
+            }
+            last = now.map(Versioned::value).orElse(null);
+            ClusterConfig c = newer.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (c != null) {
+                return c;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            watch.close();
+        }
+        throw new AsymNvmException(ErrorCode.TIMEOUT, "no cluster configuration above epoch " + epoch + " within "
+                + timeoutMillis + " ms (still at epoch " + (last == null ? "none" : last.epoch()) + ")");
     }
 
     /** A running watch of the configuration; closing it stops the calls. */

@@ -144,4 +144,28 @@ class ClusterStoreTest extends SharedZooKeeperTest {
         e = assertThrows(IllegalArgumentException.class, () -> ClusterOptions.of("h:1").withClusterName("a/b"));
         assertTrue(e.getMessage().contains("'a/b'"), e.getMessage());
     }
+
+    @Test
+    void shouldLetAFrontendWaitForTheNextEpoch() throws Exception {
+        String name = ZkFixture.freshClusterName();
+        ClusterStore admin = fx.session(name).store();
+        ClusterStore frontend = fx.session(name).store();
+        admin.create(twoMirrors());
+        AsymNvmException e = assertThrows(AsymNvmException.class, () -> frontend.awaitEpochAbove(1, 200));
+        assertEquals(ErrorCode.TIMEOUT, e.errorCode());
+        assertTrue(e.getMessage().contains("above epoch 1") && e.getMessage().contains("still at epoch 1"),
+                e.getMessage());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<ClusterConfig> waiting = pool.submit(() -> frontend.awaitEpochAbove(1, 20_000));
+            assertTrue(admin.compareAndSet(0, twoMirrors().withMirrorState("m2", MirrorState.CATCHING_UP)));
+            assertTrue(admin.compareAndSet(1, admin.read().value().promote("m1")));
+            ClusterConfig next = waiting.get(30, TimeUnit.SECONDS);
+            assertEquals(2, next.epoch());
+            assertEquals("m1", next.backend().id());
+            assertEquals(next, frontend.awaitEpochAbove(1, 0), "an already newer configuration returns at once");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
