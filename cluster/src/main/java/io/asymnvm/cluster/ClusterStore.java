@@ -114,7 +114,10 @@ public final class ClusterStore {
             client.setData().withVersion(expectedVersion).forPath(paths.config(), next.toJson());
             return true;
         } catch (KeeperException.BadVersionException e) {
-            return false;
+            // Curator retries a setData whose reply was lost to a dropped connection; if the first try landed, the
+            // retry meets its own write. The record right after ours, equal to ours, is our write.
+            return readIfPresent().map(v -> v.version() == expectedVersion + 1 && v.value().equals(next))
+                    .orElse(false);
         } catch (Exception e) {
             throw zkFailure("compare-and-set " + paths.config() + " at version " + expectedVersion, e);
         }

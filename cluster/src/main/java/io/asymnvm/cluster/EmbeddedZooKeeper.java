@@ -24,6 +24,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public static final int DEFAULT_TICK_MILLIS = 100;
     static final int MAX_SESSION_TIMEOUT_MILLIS = 60_000;
     static final long START_TIMEOUT_MILLIS = 30_000;
+    static final int MAX_CLIENT_CONNECTIONS = 1024;
 
     private final ZooKeeperServerEmbedded server;
     private final String connectString;
@@ -72,6 +73,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         p.setProperty("clientPortAddress", host);
         p.setProperty("dataDir", data.toString());
         p.setProperty("maxSessionTimeout", Integer.toString(MAX_SESSION_TIMEOUT_MILLIS));
+        // every node of a one-machine cluster connects from the same address: ZooKeeper's default of 60 is too few
+        p.setProperty("maxClientCnxns", Integer.toString(MAX_CLIENT_CONNECTIONS));
         p.setProperty("admin.enableServer", "false");
         p.setProperty("4lw.commands.whitelist", "");
         p.setProperty("metricsProvider.exportJvmInfo", "false");

@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * one epoch. The cost is a short window in which the configuration names a backend that is not serving yet:
  * frontends that connect in it are refused with {@code NOT_PRIMARY} and retry. If the winner dies (or its
  * {@code promote} fails) after the CAS, its lease goes with its session and the remaining in-sync mirrors promote
- * at epoch + 2: epochs only grow, the configuration stays the single truth.
+ * at epoch + 2: epochs only grow, the configuration stays the single truth. A CAS whose reply was lost to a dropped
+ * connection is recognised (the record after the expected version equals ours, see {@link ClusterStore}), and a
+ * mirror that finds the configuration already naming it (its CAS landed unseen) takes the lease and serves that
+ * epoch instead of leaving it orphaned.
  *
  * <p>While ZooKeeper is unreachable nothing happens: no lease deletion is seen and no CAS can succeed, so there is
  * no promotion without a quorum. After a reconnect the coordinator checks the lease again, but only after a grace
@@ -69,9 +72,11 @@ public final class FailoverCoordinator implements AutoCloseable {
     private final CuratorCache leaseCache;
     private final ConnectionStateListener connectionListener;
     private final AtomicInteger notices = new AtomicInteger();
-    private final AtomicInteger leaseDeletions = new AtomicInteger();
+    private final AtomicInteger leaseChanges = new AtomicInteger();
     private final AtomicInteger notEligible = new AtomicInteger();
     private volatile boolean closed;
+    private volatile boolean watching;
+    private volatile boolean brokenPromotion;
     private volatile FailoverReport report;
     private volatile Lease backendLease;
     private volatile ClusterStore.Watch configWatch;
@@ -115,9 +120,12 @@ public final class FailoverCoordinator implements AutoCloseable {
         FailoverCoordinator c = new FailoverCoordinator(session, selfId, promotion, asyncDelayMillis);
         c.leaseCache.listenable().addListener(CuratorCacheListener.builder()
                 .forDeletes(d -> {
-                    c.leaseDeletions.incrementAndGet();
+                    c.leaseChanges.incrementAndGet();
                     c.notice("backend lease deleted");
                 })
+                // a winner quick enough re-creates the znode before this cache re-reads it: a change, not a delete
+                .forChanges((before, after) -> c.leaseChanges.incrementAndGet())
+                .forInitialized(() -> c.watching = true)
                 .build());
         session.curator().getConnectionStateListenable().addListener(c.connectionListener);
         c.leaseCache.start();
@@ -146,7 +154,7 @@ public final class FailoverCoordinator implements AutoCloseable {
     }
 
     private void attempt(boolean asyncDelayDone) {
-        if (closed || report != null) {
+        if (closed || report != null || brokenPromotion) {
             return;
         }
         long graceLeft = graceUntilNanos - System.nanoTime();
@@ -161,6 +169,14 @@ public final class FailoverCoordinator implements AutoCloseable {
             }
             Versioned<ClusterConfig> seen = session.store().read();
             ClusterConfig config = seen.value();
+            if (config.isBackend(selfId)) {
+                // our CAS landed but its reply was lost (or we crashed after it): the epoch is ours to serve
+                Lease lease = Lease.tryAcquire(session, session.paths().backendLease(), selfId, null);
+                if (lease != null) {
+                    resumeHolding(lease, seen);
+                }
+                return;
+            }
             MirrorInfo me = config.mirror(selfId).orElse(null);
             if (me == null) {
                 LOG.info("mirror '{}' is not a mirror of epoch {} (backend {}): not promoting", selfId,
@@ -213,21 +229,56 @@ public final class FailoverCoordinator implements AutoCloseable {
                 return;
             }
             committed = true;
-            long commitNanos = System.nanoTime() - noticedNanos;
-            promotion.promote(next.epoch(), next);
-            long promoteNanos = System.nanoTime() - noticedNanos;
-            backendLease = lease;
-            report = new FailoverReport(selfId, seen.value().epoch(), next.epoch(), applied, noticedMillis,
-                    commitNanos, promoteNanos);
-            LOG.info("mirror '{}' promoted: epoch {} -> {}, applied txid {}, config committed {} µs and serving {} µs "
-                    + "after the lease loss was noticed", selfId, seen.value().epoch(), next.epoch(), applied,
-                    commitNanos / 1000, promoteNanos / 1000);
+            serve(lease, seen.value().epoch(), next, applied, System.nanoTime() - noticedNanos);
         } catch (Exception e) {
-            lease.close();
-            LOG.error("mirror '{}': promotion failed {} the configuration was committed; backend lease released{}",
-                    selfId, committed ? "after" : "before",
-                    committed ? " so another in-sync mirror takes over at a later epoch" : "", e);
+            giveUp(lease, committed, e);
         }
+    }
+
+    /** The configuration already names this node (a CAS whose reply was lost): finish replay and serve it. */
+    private void resumeHolding(Lease lease, Versioned<ClusterConfig> seen) {
+        try {
+            Versioned<ClusterConfig> now = session.store().read();
+            if (now.version() != seen.version()) {
+                lease.close();
+                retry("the configuration changed from version " + seen.version() + " to " + now.version());
+                return;
+            }
+            long applied = promotion.finishReplay();
+            LOG.info("mirror '{}' is named backend of epoch {} already: resuming its promotion", selfId,
+                    seen.value().epoch());
+            serve(lease, seen.value().epoch() - 1, seen.value(), applied, System.nanoTime() - noticedNanos);
+        } catch (Exception e) {
+            giveUp(lease, true, e);
+        }
+    }
+
+    private void serve(Lease lease, long oldEpoch, ClusterConfig next, long applied, long commitNanos)
+            throws Exception {
+        promotion.promote(next.epoch(), next);
+        long promoteNanos = System.nanoTime() - noticedNanos;
+        backendLease = lease;
+        report = new FailoverReport(selfId, oldEpoch, next.epoch(), applied, noticedMillis, commitNanos,
+                promoteNanos);
+        LOG.info("mirror '{}' promoted: epoch {} -> {}, applied txid {}, config committed {} µs and serving {} µs "
+                + "after the lease loss was noticed", selfId, oldEpoch, next.epoch(), applied, commitNanos / 1000,
+                promoteNanos / 1000);
+    }
+
+    /**
+     * A promotion step failed: release the lease. A failure before the configuration changed (e.g. replay behind)
+     * may be retried on a later notice; a node that could not serve an epoch it was given stops trying, so that
+     * the other in-sync mirrors take over at a later epoch instead of racing a broken node.
+     */
+    private void giveUp(Lease lease, boolean committed, Exception e) {
+        lease.close();
+        if (committed) {
+            brokenPromotion = true;
+        }
+        LOG.error("mirror '{}': promotion failed {} the configuration was committed; backend lease released{}",
+                selfId, committed ? "after" : "before",
+                committed ? "; this node stops promoting, another in-sync mirror takes over at a later epoch" : "",
+                e);
     }
 
     private void retry(String why) {
@@ -258,9 +309,14 @@ public final class FailoverCoordinator implements AutoCloseable {
         return notices.get();
     }
 
-    /** How many deletions of the backend lease this coordinator saw. */
-    public int leaseDeletions() {
-        return leaseDeletions.get();
+    /** True once the backend lease's cache has loaded: from then on every change of the lease is seen. */
+    public boolean watching() {
+        return watching;
+    }
+
+    /** How many deletions or changes of holder of the backend lease this coordinator saw. */
+    public int leaseChanges() {
+        return leaseChanges.get();
     }
 
     /** How many attempts stopped because this node was not an in-sync mirror of the configuration. */

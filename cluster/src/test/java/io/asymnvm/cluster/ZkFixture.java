@@ -88,8 +88,8 @@ final class ZkFixture implements AutoCloseable {
         return new MirrorInfo(new NodeEndpoint(id, "127.0.0.1", port), mode, state);
     }
 
-    @Override
-    public synchronized void close() {
+    /** Closes every session opened so far (the server keeps running). */
+    synchronized void closeSessions() {
         for (ClusterSession s : sessions) {
             try {
                 s.close();
@@ -97,6 +97,12 @@ final class ZkFixture implements AutoCloseable {
                 // already closed or killed
             }
         }
+        sessions.clear();
+    }
+
+    @Override
+    public synchronized void close() {
+        closeSessions();
         zk.close();
     }
 }
