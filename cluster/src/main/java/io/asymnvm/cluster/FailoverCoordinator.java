@@ -2,6 +2,7 @@ package io.asymnvm.cluster;
 
 import io.asymnvm.core.AsymNvmException;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -142,15 +143,19 @@ public final class FailoverCoordinator implements AutoCloseable {
         long nanos = System.nanoTime();
         long millis = System.currentTimeMillis();
         notices.incrementAndGet();
-        executor.execute(() -> {
-            if (noticedNanos == 0) {
-                noticedNanos = nanos;
-                noticedMillis = millis;
-                retries = 0;
-            }
-            LOG.debug("mirror '{}': {}", selfId, why);
-            attempt(false);
-        });
+        try {
+            executor.execute(() -> {
+                if (noticedNanos == 0) {
+                    noticedNanos = nanos;
+                    noticedMillis = millis;
+                    retries = 0;
+                }
+                LOG.debug("mirror '{}': {}", selfId, why);
+                attempt(false);
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("mirror '{}': closed, ignoring {}", selfId, why);
+        }
     }
 
     private void attempt(boolean asyncDelayDone) {
@@ -182,12 +187,14 @@ public final class FailoverCoordinator implements AutoCloseable {
                 LOG.info("mirror '{}' is not a mirror of epoch {} (backend {}): not promoting", selfId,
                         config.epoch(), config.backend());
                 notEligible.incrementAndGet();
+                noticedNanos = 0;
                 return;
             }
             if (!me.inSync()) {
                 LOG.info("mirror '{}' is {} in epoch {}: not eligible for promotion", selfId, me.state(),
                         config.epoch());
                 notEligible.incrementAndGet();
+                noticedNanos = 0;
                 return;
             }
             if (me.mode() == ReplicationMode.ASYNC && !asyncDelayDone && config.mirrors().stream()
