@@ -1,0 +1,50 @@
+package io.asymnvm.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class MirrorLeasesTest extends SharedZooKeeperTest {
+    @Test
+    void shouldSeeMirrorsComeAndGoAndLetTheBackendTakeALapsedOneOutOfSync() throws Exception {
+        String name = ZkFixture.freshClusterName();
+        ClusterSession backend = fx.session(name);
+        backend.store().create(ZkFixture.config("b0",
+                ZkFixture.mirror("m1", 7001, ReplicationMode.SYNC, MirrorState.IN_SYNC),
+                ZkFixture.mirror("m2", 7002, ReplicationMode.SYNC, MirrorState.IN_SYNC)));
+        Lease.acquire(backend, backend.paths().backendLease(), "b0", 0, null);
+        AtomicReference<Set<String>> seen = new AtomicReference<>(Set.of());
+        try (MirrorLeases live = MirrorLeases.watch(backend, seen::set)) {
+            ClusterSession m1 = fx.session(name);
+            ClusterSession m2 = fx.session(name);
+            MirrorLeases.hold(m1, "m1", null);
+            MirrorLeases.hold(m2, "m2", null);
+            assertTrue(ZkFixture.await(() -> seen.get().equals(Set.of("m1", "m2")), 10_000), "" + seen.get());
+            // the backend lease is not a mirror
+            assertEquals(Set.of("m1", "m2"), live.live());
+            // a second process claiming m2 is refused after waiting one lease
+            ClusterSession impostor = fx.session(name);
+            AsymNvmException e = assertThrows(AsymNvmException.class,
+                    () -> Lease.acquire(impostor, impostor.paths().mirrorLease("m2"), "m9", 0, null));
+            assertEquals(ErrorCode.NOT_PRIMARY, e.errorCode());
+
+            ZkFixture.kill(m1);
+            assertTrue(ZkFixture.await(() -> seen.get().equals(Set.of("m2")), ZkFixture.LEASE_MILLIS + 10_000),
+                    "" + seen.get());
+            Versioned<ClusterConfig> v = backend.store().update(c -> c.withMirrorState("m1", MirrorState.CATCHING_UP),
+                    5);
+            assertEquals(MirrorState.CATCHING_UP, v.value().mirror("m1").orElseThrow().state());
+            assertEquals(1, v.version());
+            assertEquals(v, backend.store().read());
+            assertEquals(1, v.value().epoch(), "a mirror's state changes without a new epoch");
+        }
+    }
+}
