@@ -50,6 +50,7 @@ public final class MirrorShipper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MirrorShipper.class);
     private static final int CHUNK = 256 << 10;
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long LAG_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     /** Where the shipper stands. */
@@ -185,9 +186,23 @@ public final class MirrorShipper implements AutoCloseable {
         phase = Phase.COPYING;
         copy(c);
         phase = Phase.STREAMING;
+        long lagReadAt = 0;
         while (running) {
             if (!shipOnce(c, true)) {
+                if (System.nanoTime() - lagReadAt > LAG_READ_NANOS) {
+                    readMirrorApplied(c); // the lag counters follow the mirror's replay while idle too
+                    lagReadAt = System.nanoTime();
+                }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
+            }
+        }
+    }
+
+    private void readMirrorApplied(FabricConnection c) {
+        for (int f = 0; f < logs.length; f++) {
+            if (logs[f].currentEpoch() != 0 || mirrorApplied[f] != logs[f].checkpoint().appliedTxId()) {
+                byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+                mirrorApplied[f] = ControlBlockLayout.publishedCheckpoint(block).appliedTxId();
             }
         }
     }
