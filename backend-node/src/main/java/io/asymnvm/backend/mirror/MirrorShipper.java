@@ -199,11 +199,9 @@ public final class MirrorShipper implements AutoCloseable {
     }
 
     private void readMirrorApplied(FabricConnection c) {
-        for (int f = 0; f < logs.length; f++) {
-            if (logs[f].currentEpoch() != 0 || mirrorApplied[f] != logs[f].checkpoint().appliedTxId()) {
-                byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
-                mirrorApplied[f] = ControlBlockLayout.publishedCheckpoint(block).appliedTxId();
-            }
+        for (int f = 0; f < logs.length; f++) { // also the heartbeat: a lost or fenced peer session fails here
+            byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+            mirrorApplied[f] = ControlBlockLayout.publishedCheckpoint(block).appliedTxId();
         }
     }
 

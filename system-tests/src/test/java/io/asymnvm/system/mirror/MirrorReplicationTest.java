@@ -117,7 +117,7 @@ class MirrorReplicationTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out waiting until " + what);
@@ -347,9 +347,10 @@ class MirrorReplicationTest {
                 assertRefused(ErrorCode.STALE_EPOCH, () -> peerAttach(c, new byte[32], epoch - 1,
                         backend.superblock().identity()), "epoch " + (epoch - 1));
             }
-            await("the old backend's shipper is refused", () -> backend.replication().shippers().get(0).phase()
-                    == MirrorShipper.Phase.REFUSED || backend.replication().shippers().get(0).phase()
-                    == MirrorShipper.Phase.CONNECTING);
+            MirrorShipper old = backend.replication().shippers().get(0);
+            await("the old backend's shipper is refused (" + old.phase() + ", " + old.problem() + ")",
+                    () -> old.phase() == MirrorShipper.Phase.REFUSED);
+            assertTrue(old.problem().contains("epoch"), old.problem());
         }
     }
 
