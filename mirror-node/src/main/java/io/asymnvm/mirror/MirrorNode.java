@@ -46,6 +46,10 @@ public final class MirrorNode implements AutoCloseable {
         try (Fabric backend = new TcpFabric(backendHost, backendPort)) {
             Superblock sb = Files.exists(config.pmFile()) ? null
                     : ReplicationClient.addMirror(backend, secret, false, config.bindHost(), 0);
+            if (sb != null && config.size() != BackendConfiguration.DEFAULT_SIZE && config.size() != sb.fileSize()) {
+                throw new IllegalArgumentException("mirror size " + config.size() + " differs from the backend's "
+                        + "image of " + sb.fileSize() + " bytes: a mirror has its backend's geometry (omit --size)");
+            }
             BackendNode node = BackendNode.startMirror(config, sb);
             try {
                 ReplicationClient.addMirror(backend, secret, true, config.bindHost(), node.port());
