@@ -84,8 +84,7 @@ class MirrorProtocolTest {
             assertEquals(ReplicationLayout.STATE_CATCHING_UP, reply.state());
             long[][] entries = new long[FRONTENDS][4];
             entries[0][3] = 7; // the backend had applied tx 7 when the copy ended; the copy's checkpoint is tx 0
-            peer.call(new ReplicationLayout.Replicate(ReplicationLayout.OP_COPY_DONE, null, entries,
-                    new long[slabs]).encode()).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(entries, new long[slabs]).encode()).await();
             long before = crc(m.configuration().pmFile());
             AsymNvmException e = assertThrows(AsymNvmException.class, m::promote);
             assertEquals(ErrorCode.REPLICA_BEHIND, e.errorCode(), e.getMessage());
@@ -129,8 +128,8 @@ class MirrorProtocolTest {
             int slabs = (int) m.superblock().slabCount();
             long epoch = m.replication().epoch();
             peerAttach(peer, m.superblock());
-            peer.call(new ReplicationLayout.Replicate(ReplicationLayout.OP_COPY_DONE, null,
-                    new long[FRONTENDS][4], new long[slabs]).encode()).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
+                    new long[slabs]).encode()).await();
             awaitState(m, ReplicationLayout.STATE_IN_SYNC);
             frontend.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
 

@@ -7,7 +7,6 @@ import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SlabTableLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -16,11 +15,12 @@ import java.util.List;
  *
  * <p>It does not check writes against the slab table the way a backend does; it keeps its table in step with the
  * backend's. The backend grants and takes back slabs outside the redo stream (the grant's cleaning is a direct PM
- * write), so the mirror repeats them itself, in stream order: a slab the shipped table gives to a new owner is
- * taken from its old owner only once that owner's replay reached the redo limit shipped with the table (its last
- * writes to the slab came before the return), then cleaned and initialised with {@link SlabTable#assign} (the same
- * code as a grant), and only then may the new owner's batches write to it (they wait until then). So the mirror's
- * heap goes through the backend's states in the same order for every slab.
+ * write), so the mirror repeats them itself, in the backend's order: the shipper sends every grant and return as an
+ * event; a return is applied once its old owner's replay reached the event's barrier (that owner's redo head when
+ * the backend took the slab back: its writes to the slab all lie before it), and no later event before it; a
+ * grant cleans and initialises the slab with {@link SlabTable#assign} (the grant's own code). A batch writing to a
+ * slab whose grant to its frontend is still queued waits. So the mirror's heap goes through the backend's states in
+ * the same order for every slab, whatever the order in which the replayer visits the frontends.
  *
  * <p>While an image copy is under way (after a peer attach, until COPY_DONE) nothing is replayed. The mirror is
  * catching up until every frontend's applied transaction reached the backend's as of the copy's end, then in sync.
@@ -31,8 +31,8 @@ public final class MirrorReplayGate implements ReplayGate {
     private final FrontendLog[] logs;
     private final SlabTable slabs;
     private final long[] limits;
-    private final int[] shippedOwner;
-    private final long[] releaseBarrier;
+    /** Slab events {slab, ownerWord, barrier} not applied yet, in the backend's order. */
+    private final java.util.ArrayDeque<long[]> events = new java.util.ArrayDeque<>();
     private long[] targets;
     private boolean paused = true;
     private volatile int state = ReplicationLayout.STATE_CATCHING_UP;
@@ -45,12 +45,6 @@ public final class MirrorReplayGate implements ReplayGate {
         for (int f = 0; f < logs.length; f++) {
             limits[f] = logs[f].checkpoint().redoHead();
         }
-        this.shippedOwner = new int[Math.toIntExact(sb.slabCount())];
-        for (int s = 0; s < shippedOwner.length; s++) {
-            shippedOwner[s] = slabs.ownerOf(s);
-        }
-        this.releaseBarrier = new long[shippedOwner.length];
-        Arrays.fill(releaseBarrier, -1);
     }
 
     /** {@link ReplicationLayout#STATE_CATCHING_UP} or {@link ReplicationLayout#STATE_IN_SYNC}. */
@@ -87,33 +81,24 @@ public final class MirrorReplayGate implements ReplayGate {
             limits[f] = copy[f][1];
             targets[f] = copy[f][3];
         }
-        for (int s = 0; s < shippedOwner.length; s++) {
-            shippedOwner[s] = slabs.ownerOf(s);
-        }
-        Arrays.fill(releaseBarrier, -1);
+        events.clear();
         paused = false;
         updateState();
     }
 
-    /** The backend shipped redo up to {@code redoLimits} and its slab table as {@code ownerWords}. */
-    synchronized void shipped(long[] redoLimits, long[] ownerWords) {
+    /** The backend shipped redo up to {@code redoLimits}, and these slab events {slab, ownerWord, barrier}. */
+    synchronized void shipped(long[] redoLimits, long[][] slabEvents) {
         if (paused) {
             throw new IllegalStateException("REPLICATE SHIPPED before the image copy completed (COPY_DONE)");
         }
-        for (int s = 0; s < shippedOwner.length; s++) {
-            int owner = SlabTableLayout.ownerOf(ownerWords[s]);
-            if (owner >= logs.length || ownerWords[s] < 0) {
-                throw new IllegalArgumentException("shipped owner word " + ownerWords[s] + " of slab " + s
-                        + " names no frontend of this image (" + logs.length + " frontends)");
+        for (long[] e : slabEvents) {
+            if (e[1] < SlabTableLayout.FREE || e[1] > SlabTableLayout.ownerWord(logs.length - 1)) {
+                throw new IllegalArgumentException("slab event for slab " + e[0] + " names owner word " + e[1]
+                        + ", no frontend of this image (" + logs.length + " frontends)");
             }
-            if (owner == shippedOwner[s]) {
-                continue;
-            }
-            int applied = slabs.ownerOf(s);
-            if (applied >= 0 && applied != owner && releaseBarrier[s] < 0) {
-                releaseBarrier[s] = redoLimits[applied]; // its writes to the slab all lie before this position
-            }
-            shippedOwner[s] = owner;
+        }
+        for (long[] e : slabEvents) {
+            events.add(e.clone());
         }
         for (int f = 0; f < logs.length; f++) {
             limits[f] = Math.max(limits[f], redoLimits[f]);
@@ -125,23 +110,25 @@ public final class MirrorReplayGate implements ReplayGate {
         if (paused) {
             return;
         }
-        for (int s = 0; s < shippedOwner.length; s++) {
-            int shipped = shippedOwner[s];
-            int applied = slabs.ownerOf(s);
-            if (shipped == applied) {
-                releaseBarrier[s] = -1;
-                continue;
-            }
-            if (applied >= 0) {
-                if (logs[applied].checkpoint().redoHead() < releaseBarrier[s]) {
-                    continue; // the old owner still has shipped batches to apply, which may write to it
+        while (!events.isEmpty()) {
+            long[] e = events.peek();
+            long slab = e[0];
+            int owner = SlabTableLayout.ownerOf(e[1]);
+            int applied = slabs.ownerOf(slab);
+            if (owner < 0) { // a return: after its old owner's last writes to the slab
+                if (applied >= 0 && logs[applied].checkpoint().redoHead() < e[2]) {
+                    break; // later events wait too: the backend's order is kept
                 }
-                slabs.free(s);
+                if (applied >= 0) {
+                    slabs.free(slab);
+                }
+            } else if (applied != owner) { // a grant: cleaned and initialised as the backend did
+                if (applied >= 0) {
+                    slabs.free(slab);
+                }
+                slabs.assign(slab, owner);
             }
-            releaseBarrier[s] = -1;
-            if (shipped >= 0) {
-                slabs.assign(s, shipped);
-            }
+            events.poll();
         }
         updateState();
     }
@@ -169,14 +156,25 @@ public final class MirrorReplayGate implements ReplayGate {
                 if (slabs.ownerOf(s) == frontendId) {
                     continue;
                 }
-                if (shippedOwner[(int) s] == frontendId) {
-                    return WAIT; // granted by the backend; taken over here once its old owner is done with it
+                if (grantQueued(s, frontendId)) {
+                    return WAIT; // granted by the backend; taken over here once the events before it are applied
                 }
+                int owner = slabs.ownerOf(s);
                 return "redo write [" + w[0] + ", " + (w[0] + w[1]) + ") of frontend " + frontendId + " in slab " + s
-                        + ", which the backend's shipped table gives to "
-                        + (shippedOwner[(int) s] < 0 ? "no frontend" : "frontend " + shippedOwner[(int) s]);
+                        + ", which this mirror's slab table gives to "
+                        + (owner < 0 ? "no frontend" : "frontend " + owner) + " and no shipped grant gives to it";
             }
         }
         return null;
+    }
+
+    private boolean grantQueued(long slab, int frontendId) {
+        long word = SlabTableLayout.ownerWord(frontendId);
+        for (long[] e : events) {
+            if (e[0] == slab && e[1] == word) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -75,7 +75,9 @@ public final class MirrorShipper implements AutoCloseable {
     private volatile String problem;
     private volatile boolean running = true;
     private volatile FabricConnection conn;
-    private long[] sentTable;
+    /** The backend's slab grants and returns {slab, ownerWord, barrier} not yet sent, in order. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> slabEvents =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
     private Thread thread;
 
@@ -210,12 +212,31 @@ public final class MirrorShipper implements AutoCloseable {
                 : AttachProof.compute(secret, nonce, purpose, arg);
     }
 
+    /** A grant or return on this backend (called in order, under the slab table's monitor). */
+    void slabChanged(long[] event) {
+        slabEvents.add(event);
+    }
+
+    private long[][] drainSlabEvents() {
+        java.util.List<long[]> out = new java.util.ArrayList<>();
+        for (long[] e; out.size() < ReplicationLayout.MAX_EVENTS && (e = slabEvents.poll()) != null; ) {
+            out.add(e);
+        }
+        return out.toArray(new long[0][]);
+    }
+
     private void copy(FabricConnection c) {
-        long[] table = slabs.ownerWords();
+        long[] table;
         Checkpoint[] c0 = new Checkpoint[logs.length];
-        for (int f = 0; f < logs.length; f++) {
-            c0[f] = logs[f].checkpoint();
-            shipped[f] = c0[f].redoHead();
+        // T0 and C0 together, with no grant or return between them: a slab granted later is written only by
+        // batches after C0 (which the mirror replays after repeating the grant), one granted before is in T0
+        synchronized (slabs) {
+            table = slabs.ownerWords();
+            slabEvents.clear();
+            for (int f = 0; f < logs.length; f++) {
+                c0[f] = logs[f].checkpoint();
+                shipped[f] = c0[f].redoHead();
+            }
         }
         long[] base = new long[logs.length];
         for (int f = 0; f < logs.length; f++) {
@@ -239,15 +260,9 @@ public final class MirrorShipper implements AutoCloseable {
             entries[f] = new long[] {c0[f].appliedTxId(), c0[f].redoHead(), c0[f].semHead(),
                     logs[f].checkpoint().appliedTxId()};
         }
-        mirrorState = stateOf(c.call(new ReplicationLayout.Replicate(ReplicationLayout.OP_COPY_DONE, null, entries,
-                table).encode()).await().bytes());
+        mirrorState = stateOf(c.call(ReplicationLayout.Replicate.copyDone(entries, table).encode()).await().bytes());
         copyBase = null;
-        sentTable = table;
-        long[] limits = new long[logs.length];
-        for (int f = 0; f < logs.length; f++) {
-            limits[f] = c0[f].redoHead();
-        }
-        sendShipped(c, limits, table); // what was streamed during the copy may now be applied
+        sendShipped(c, shipped.clone(), drainSlabEvents()); // what was streamed during the copy may now be applied
         copies.incrementAndGet();
         LOG.info("mirror {}: image copy of {} heap bytes complete, streaming redo", name, heap);
     }
@@ -261,7 +276,7 @@ public final class MirrorShipper implements AutoCloseable {
      * with {@code confirm}, flushes and confirms it with REPLICATE SHIPPED. Returns whether anything was shipped.
      */
     private boolean shipOnce(FabricConnection c, boolean confirm) {
-        long[] table = slabs.ownerWords(); // before the checkpoints: a return it shows is behind them
+        long[][] events = confirm ? drainSlabEvents() : null; // before the checkpoints: returns lie behind them
         long[] limits = new long[logs.length];
         boolean any = false;
         for (int f = 0; f < logs.length; f++) {
@@ -273,19 +288,16 @@ public final class MirrorShipper implements AutoCloseable {
             }
             limits[f] = shipped[f];
         }
-        boolean tableChanged = sentTable != null && !Arrays.equals(table, sentTable);
-        if (confirm && (any || tableChanged)) {
-            sendShipped(c, limits, table);
+        if (confirm && (any || events.length > 0)) {
+            sendShipped(c, limits, events);
             return true;
         }
         return any;
     }
 
-    private void sendShipped(FabricConnection c, long[] limits, long[] table) {
+    private void sendShipped(FabricConnection c, long[] limits, long[][] events) {
         c.flush(0, false).await();
-        mirrorState = stateOf(c.call(new ReplicationLayout.Replicate(ReplicationLayout.OP_SHIPPED, limits, null,
-                table).encode()).await().bytes());
-        sentTable = table;
+        mirrorState = stateOf(c.call(ReplicationLayout.Replicate.shipped(limits, events).encode()).await().bytes());
         lastShipNanos = System.nanoTime();
     }
 

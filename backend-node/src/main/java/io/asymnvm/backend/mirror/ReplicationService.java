@@ -78,6 +78,14 @@ public final class ReplicationService {
         this.authenticator = authenticator;
         this.mirror = gate != null;
         this.epoch = SuperblockLayout.effectiveEpoch(region, sb);
+        slabs.onChange((slab, from, to) -> { // in order, under the table's monitor: every shipper sees every change
+            long barrier = from >= 0 ? logs[from].checkpoint().redoHead() : 0;
+            long word = to < 0 ? io.asymnvm.core.layout.SlabTableLayout.FREE
+                    : io.asymnvm.core.layout.SlabTableLayout.ownerWord(to);
+            for (MirrorShipper s : shippers) {
+                s.slabChanged(new long[] {slab, word, barrier});
+            }
+        });
     }
 
     public boolean isMirror() {
@@ -202,7 +210,7 @@ public final class ReplicationService {
             LOG.info("image copy complete: replaying the shipped redo from the copy's checkpoints");
         } else {
             try {
-                gate.shipped(r.redoLimits(), r.ownerWords());
+                gate.shipped(r.redoLimits(), r.events());
             } catch (IllegalArgumentException | IllegalStateException e) {
                 throw new AsymNvmException(ErrorCode.BAD_REQUEST, e.getMessage());
             }

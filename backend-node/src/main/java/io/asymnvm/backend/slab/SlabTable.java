@@ -77,6 +77,26 @@ public final class SlabTable {
 
     // ---- a mirror keeps its table in step with the shipped one (io.asymnvm.backend.mirror.MirrorReplayGate) ----
 
+    /** A grant ({@code from} -1) or a return ({@code to} -1), persisted; called under the table's monitor. */
+    @FunctionalInterface
+    public interface ChangeListener {
+        void changed(long slab, int from, int to);
+    }
+
+    private volatile ChangeListener listener;
+
+    /** Where a backend's grants and returns go, in order (its mirror shippers); null for none. */
+    public void onChange(ChangeListener l) {
+        this.listener = l;
+    }
+
+    private void notifyChange(long slab, int from, int to) {
+        ChangeListener l = listener;
+        if (l != null) {
+            l.changed(slab, from, to);
+        }
+    }
+
     /** The owner of {@code slab}, or -1 when free. */
     public synchronized int ownerOf(long slab) {
         return owners[Math.toIntExact(slab)];
@@ -162,6 +182,7 @@ public final class SlabTable {
                 if (held[frontendId]++ == 0) {
                     first[frontendId] = i;
                 }
+                notifyChange(i, -1, frontendId);
                 return i;
             }
         }
@@ -223,6 +244,7 @@ public final class SlabTable {
         region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
         owners[s] = -1;
         held[frontendId]--;
+        notifyChange(s, frontendId, -1);
     }
 
     /** The frontend's first (lowest) slab, which holds its root and directory words; -1 if it holds none. */

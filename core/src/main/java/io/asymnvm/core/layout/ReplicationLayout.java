@@ -23,7 +23,9 @@ import java.util.UUID;
  *   flags: 0 = geometry only, {@link #ADD_SHIP} = also ship to host:port
  *   reply: the backend's superblock ({@link SuperblockLayout#LENGTH} bytes, carrying its current epoch)
  * REPLICATE (13), backend to mirror on its attached peer session: 0 header: kind | op | 0   16 body
- *   SHIPPED:   frontends(4) | slabs(4) | redoLimit(8) x frontends | ownerWord(8) x slabs
+ *   SHIPPED:   frontends(4) | events(4) | redoLimit(8) x frontends | [slab(8) ownerWord(8) barrier(8)] x events
+ *              (the backend's slab grants and returns since the last SHIPPED, in order; a return's barrier is its
+ *              old owner's redo head when it was taken back: that owner's writes to the slab all lie before it)
  *   COPY_DONE: frontends(4) | slabs(4) | [applied(8) redoHead(8) semHead(8) target(8)] x frontends
  *              | ownerWord(8) x slabs
  *   reply: the mirror's state(4)
@@ -57,6 +59,9 @@ public final class ReplicationLayout {
     public static final int PEER_REPLY_LENGTH = 32;
     public static final int BODY_OFFSET = ControlMessageLayout.REQUEST_LENGTH;
     public static final int COPY_ENTRY_LENGTH = 32;
+    public static final int EVENT_LENGTH = 24;
+    /** Most slab events one SHIPPED carries. */
+    public static final int MAX_EVENTS = 1 << 16;
 
     /** The mirror's states (PEER_ATTACH and REPLICATE replies, status). */
     public static final int STATE_CATCHING_UP = 1;
@@ -152,15 +157,28 @@ public final class ReplicationLayout {
         return new MirrorAddress(new String(request, ADD_HOST_OFFSET, n, StandardCharsets.UTF_8), port);
     }
 
-    /** A REPLICATE body: per frontend the redo limit (SHIPPED) or the copy's checkpoint and target (COPY_DONE). */
-    public record Replicate(int op, long[] redoLimits, long[][] copyCheckpoints, long[] ownerWords) {
+    /**
+     * A REPLICATE body: SHIPPED carries per frontend the redo limit and the slab events {slab, ownerWord, barrier};
+     * COPY_DONE per frontend the copy's checkpoint {applied, redoHead, semHead, target} and the slab table.
+     */
+    public record Replicate(int op, long[] redoLimits, long[][] copyCheckpoints, long[] ownerWords, long[][] events) {
+        public static Replicate shipped(long[] redoLimits, long[][] events) {
+            return new Replicate(OP_SHIPPED, redoLimits, null, null, events);
+        }
+
+        public static Replicate copyDone(long[][] copyCheckpoints, long[] ownerWords) {
+            return new Replicate(OP_COPY_DONE, null, copyCheckpoints, ownerWords, null);
+        }
+
         public byte[] encode() {
-            int frontends = op == OP_SHIPPED ? redoLimits.length : copyCheckpoints.length;
-            int per = op == OP_SHIPPED ? 8 : COPY_ENTRY_LENGTH;
-            ByteBuffer b = wrap(new byte[BODY_OFFSET + 8 + frontends * per + ownerWords.length * 8]);
-            b.putInt(KIND_REPLICATE).putInt(op).putLong(0).putInt(frontends).putInt(ownerWords.length);
+            boolean shipped = op == OP_SHIPPED;
+            int frontends = shipped ? redoLimits.length : copyCheckpoints.length;
+            int tail = shipped ? events.length * EVENT_LENGTH : ownerWords.length * 8;
+            ByteBuffer b = wrap(new byte[BODY_OFFSET + 8 + frontends * (shipped ? 8 : COPY_ENTRY_LENGTH) + tail]);
+            b.putInt(KIND_REPLICATE).putInt(op).putLong(0).putInt(frontends)
+                    .putInt(shipped ? events.length : ownerWords.length);
             for (int f = 0; f < frontends; f++) {
-                if (op == OP_SHIPPED) {
+                if (shipped) {
                     b.putLong(redoLimits[f]);
                 } else {
                     for (int k = 0; k < 4; k++) {
@@ -168,38 +186,47 @@ public final class ReplicationLayout {
                     }
                 }
             }
-            for (long w : ownerWords) {
-                b.putLong(w);
+            if (shipped) {
+                for (long[] e : events) {
+                    b.putLong(e[0]).putLong(e[1]).putLong(e[2]);
+                }
+            } else {
+                for (long w : ownerWords) {
+                    b.putLong(w);
+                }
             }
             return b.array();
         }
 
         /** Decodes and checks the counts against the receiving image's geometry. */
         public static Replicate decode(byte[] m, int maxFrontends, long slabCount) {
+            if (m.length < BODY_OFFSET + 8) {
+                throw new IllegalArgumentException("REPLICATE of " + m.length + " bytes, at least "
+                        + (BODY_OFFSET + 8));
+            }
             ByteBuffer b = wrap(m);
             int op = b.getInt(4);
             if (op != OP_SHIPPED && op != OP_COPY_DONE) {
                 throw new IllegalArgumentException("REPLICATE op " + op + ", expected " + OP_SHIPPED + " or "
                         + OP_COPY_DONE);
             }
-            if (m.length < BODY_OFFSET + 8) {
-                throw new IllegalArgumentException("REPLICATE of " + m.length + " bytes, at least "
-                        + (BODY_OFFSET + 8));
-            }
+            boolean shipped = op == OP_SHIPPED;
             b.position(BODY_OFFSET);
             int frontends = b.getInt();
-            int slabs = b.getInt();
-            int per = op == OP_SHIPPED ? 8 : COPY_ENTRY_LENGTH;
-            if (frontends != maxFrontends || slabs != slabCount
-                    || m.length != BODY_OFFSET + 8 + (long) frontends * per + slabs * 8L) {
-                throw new IllegalArgumentException("REPLICATE for " + frontends + " frontends and " + slabs
-                        + " slabs (" + m.length + " bytes) but this image has " + maxFrontends + " frontends and "
-                        + slabCount + " slabs");
+            int count = b.getInt();
+            long expected = BODY_OFFSET + 8 + (long) frontends * (shipped ? 8 : COPY_ENTRY_LENGTH)
+                    + (long) count * (shipped ? EVENT_LENGTH : 8);
+            if (frontends != maxFrontends || (shipped ? count < 0 || count > MAX_EVENTS : count != slabCount)
+                    || m.length != expected) {
+                throw new IllegalArgumentException("REPLICATE for " + frontends + " frontends with " + count
+                        + (shipped ? " slab events" : " slabs") + " (" + m.length + " bytes) but this image has "
+                        + maxFrontends + " frontends and " + slabCount + " slabs (at most " + MAX_EVENTS
+                        + " events)");
             }
-            long[] limits = op == OP_SHIPPED ? new long[frontends] : null;
-            long[][] copy = op == OP_COPY_DONE ? new long[frontends][4] : null;
+            long[] limits = shipped ? new long[frontends] : null;
+            long[][] copy = shipped ? null : new long[frontends][4];
             for (int f = 0; f < frontends; f++) {
-                if (op == OP_SHIPPED) {
+                if (shipped) {
                     limits[f] = b.getLong();
                 } else {
                     for (int k = 0; k < 4; k++) {
@@ -207,11 +234,22 @@ public final class ReplicationLayout {
                     }
                 }
             }
-            long[] owners = new long[slabs];
-            for (int i = 0; i < slabs; i++) {
+            if (shipped) {
+                long[][] events = new long[count][];
+                for (int i = 0; i < count; i++) {
+                    events[i] = new long[] {b.getLong(), b.getLong(), b.getLong()};
+                    if (events[i][0] < 0 || events[i][0] >= slabCount) {
+                        throw new IllegalArgumentException("slab event names slab " + events[i][0] + " outside [0, "
+                                + slabCount + ")");
+                    }
+                }
+                return shipped(limits, events);
+            }
+            long[] owners = new long[count];
+            for (int i = 0; i < count; i++) {
                 owners[i] = b.getLong();
             }
-            return new Replicate(op, limits, copy, owners);
+            return copyDone(copy, owners);
         }
     }
 }
