@@ -69,6 +69,9 @@ class MirrorReplicationTest {
         @PersistentTransaction
         void put(long key, String value);
 
+        @PersistentTransaction
+        void remove(long key);
+
         @PersistentTransaction(readOnly = true)
         String tree(long key);
 
@@ -81,8 +84,21 @@ class MirrorReplicationTest {
         private final PersistentHashMap<Long, String> hash;
 
         StoreImpl(AsymNvm nvm) {
-            this.tree = PersistentBTree.open(nvm, "tree", Codecs.LONG, Codecs.STRING);
-            this.hash = PersistentHashMap.open(nvm, "hash", Codecs.LONG, Codecs.STRING);
+            this(nvm, "");
+        }
+
+        StoreImpl(AsymNvm nvm, String prefix) {
+            this.tree = PersistentBTree.open(nvm, prefix + "tree", Codecs.LONG, Codecs.STRING);
+            this.hash = PersistentHashMap.open(nvm, prefix + "hash", Codecs.LONG, Codecs.STRING);
+        }
+
+        @Override
+        public void remove(long key) {
+            if ((key & 1) == 0) {
+                tree.remove(key);
+            } else {
+                hash.remove(key);
+            }
         }
 
         @Override
@@ -197,6 +213,46 @@ class MirrorReplicationTest {
             await("the lag counter reads 0 once caught up", () -> shipper.lagTransactions(0) == 0);
             System.out.printf("local mirror: %d batches, %d bytes shipped%n", shipper.batchesShipped(),
                     shipper.bytesShipped());
+        }
+    }
+
+    @Test
+    void slabsReturnedByOneFrontendAndGrantedToAnotherReachTheMirrorInOrder() throws Exception {
+        try (BackendNode backend = BackendNode.start(config("backend.pm").conclude());
+             MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend)) {
+            long[] returned;
+            try (AsymNvm first = AsymNvm.open(backend.localFabric(), 0, FrontendOptions.defaults())) {
+                Store store = first.transactional(Store.class, new StoreImpl(first, "first-"));
+                for (long k = 0; k < 2000; k++) {
+                    store.put(k, value(k));
+                }
+                long[] before = backend.slabs().ownedBy(0);
+                for (long k = 0; k < 2000; k++) {
+                    store.remove(k);
+                }
+                first.sync();
+                first.returnEmptySlabs();
+                long[] after = backend.slabs().ownedBy(0);
+                returned = Arrays.stream(before).filter(x -> Arrays.stream(after).noneMatch(y -> y == x)).toArray();
+            }
+            assertTrue(returned.length > 0, "the first frontend returned no slab");
+            try (AsymNvm second = AsymNvm.open(backend.localFabric(), 1, FrontendOptions.defaults())) {
+                Store store = second.transactional(Store.class, new StoreImpl(second, "second-"));
+                for (long k = 0; k < 2500; k++) {
+                    store.put(k, value(k + 7));
+                }
+                second.sync();
+            }
+            long[] reused = Arrays.stream(backend.slabs().ownedBy(1))
+                    .filter(x -> Arrays.stream(returned).anyMatch(y -> y == x)).toArray();
+            assertTrue(reused.length > 0, "no returned slab was granted to the second frontend: "
+                    + Arrays.toString(returned) + " vs " + Arrays.toString(backend.slabs().ownedBy(1)));
+            backend.awaitReplayed();
+            await("the mirror applied both frontends", () -> caughtUp(backend, mirror.node()));
+            mirror.node().awaitReplayed();
+            assertReplica(backend, mirror.node());
+            System.out.printf("slab reuse: %d returned by frontend 0, %d of them granted to frontend 1%n",
+                    returned.length, reused.length);
         }
     }
 
