@@ -48,7 +48,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class MirrorShipper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MirrorShipper.class);
-    private static final int CHUNK = 256 << 10;
+    /** Bytes per WRITE at most; also at most a redo ring's capacity, the mirror's largest legal request. */
+    private static final int MAX_CHUNK = 256 << 10;
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long LAG_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -65,6 +66,7 @@ public final class MirrorShipper implements AutoCloseable {
     private final ReplicationService node;
     private final byte[] secret;
     private final long[] shipped;
+    private final int chunk;
     private final long[] mirrorApplied;
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
@@ -92,6 +94,7 @@ public final class MirrorShipper implements AutoCloseable {
         this.node = node;
         this.secret = secret;
         this.shipped = new long[logs.length];
+        this.chunk = (int) Math.min(MAX_CHUNK, sb.redoRingCapacity());
         this.mirrorApplied = new long[logs.length];
     }
 
@@ -244,12 +247,12 @@ public final class MirrorShipper implements AutoCloseable {
         }
         copyBase = base;
         long heap = sb.slabCount() * sb.slabSize();
-        for (long off = 0; off < heap && running; off += CHUNK) {
-            int n = (int) Math.min(CHUNK, heap - off);
+        for (long off = 0; off < heap && running; off += chunk) {
+            int n = (int) Math.min(chunk, heap - off);
             byte[] b = region.read(sb.heapOffset() + off, n);
             c.write(RegionIds.HEAP, off, b, 0, n);
             bytes.addAndGet(n);
-            if ((off / CHUNK) % 16 == 15) {
+            if ((off / chunk) % 16 == 15) {
                 shipOnce(c, false); // stream what accumulated meanwhile, so the ring is read before it is reused
             }
         }
@@ -330,7 +333,7 @@ public final class MirrorShipper implements AutoCloseable {
             if (e.next() > allowed) {
                 break; // the mirror has not applied far enough to free this ring space: ship it next time
             }
-            if (run.size() + (e.next() - pos) > CHUNK) {
+            if (run.size() + (e.next() - pos) > chunk) {
                 writeRun(c, f, runStart, run.toByteArray());
                 run.reset();
                 runStart = pos;

@@ -396,6 +396,7 @@ class MirrorReplicationTest {
             }
             long epoch = mirror.promote();
             assertEquals(backend.replication().epoch() + 1, epoch);
+            long promotedImage = crcOf(mirror.node().configuration().pmFile());
             // the old backend (still at the old epoch) and a second backend claiming the promoted epoch are refused
             try (FabricConnection c = mirror.localFabric().connect()) {
                 assertRefused(ErrorCode.STALE_EPOCH, () -> peerAttach(c, new byte[32], epoch,
@@ -403,6 +404,8 @@ class MirrorReplicationTest {
                 assertRefused(ErrorCode.STALE_EPOCH, () -> peerAttach(c, new byte[32], epoch - 1,
                         backend.superblock().identity()), "epoch " + (epoch - 1));
             }
+            assertEquals(promotedImage, crcOf(mirror.node().configuration().pmFile()),
+                    "a refused peer attach wrote to the promoted node's image");
             MirrorShipper old = backend.replication().shippers().get(0);
             await("the old backend's shipper is refused (" + old.phase() + ", " + old.problem() + ")",
                     () -> old.phase() == MirrorShipper.Phase.REFUSED);
