@@ -263,9 +263,15 @@ class MirrorReplicationTest {
         BackendNode backend = BackendNode.start(config("backend.pm").port(0).credentials(credentials).conclude());
         MirrorNode mirror = null;
         try {
+            long joining = System.nanoTime();
             mirror = MirrorNode.start(config("mirror.pm").port(0).credentials(credentials).conclude(), "127.0.0.1",
                     backend.port());
             long epoch = backend.replication().epoch();
+            MirrorNode joined = mirror;
+            await("the new mirror is in sync", joined::inSync);
+            System.out.printf("tcp mirror of a %d-byte heap in sync after %.0f ms%n",
+                    backend.superblock().slabCount() * backend.superblock().slabSize(),
+                    (System.nanoTime() - joining) / 1e6);
             FrontendOptions options = FrontendOptions.builder().credentials(credentials).conclude();
             try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", backend.port(), 0, options)) {
                 Store store = nvm.transactional(Store.class, new StoreImpl(nvm));
@@ -286,7 +292,9 @@ class MirrorReplicationTest {
             Files.delete(backendPm); // the backend is lost for good
             byte[] secret = ReplicationClient.secretOf(credentials);
             try (Fabric f = new TcpFabric("127.0.0.1", m.port())) {
+                long promoting = System.nanoTime();
                 assertEquals(epoch + 1, ReplicationClient.promote(f, secret), "the promoted epoch");
+                System.out.printf("promotion over tcp took %.1f ms%n", (System.nanoTime() - promoting) / 1e6);
                 AsymNvmException again = assertThrows(AsymNvmException.class,
                         () -> ReplicationClient.promote(f, secret));
                 assertEquals(ErrorCode.STALE_EPOCH, again.errorCode(), again.getMessage());
