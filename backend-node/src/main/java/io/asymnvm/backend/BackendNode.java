@@ -7,6 +7,9 @@ import io.asymnvm.backend.control.NodeCredentials;
 import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.backend.image.PmImage;
 import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.mirror.MirrorReplayGate;
+import io.asymnvm.backend.mirror.ReplicationService;
+import io.asymnvm.core.layout.SlabTableLayout;
 import io.asymnvm.backend.replay.ReplayAgent;
 import io.asymnvm.backend.slab.SlabTable;
 import io.asymnvm.core.fabric.EmulatedNic;
@@ -52,13 +55,36 @@ public final class BackendNode implements AutoCloseable {
     private final SlabTable slabs;
     private volatile boolean closed;
 
+    // ---- mirrors (issue 9): the node's role and replication (io.asymnvm.backend.mirror) ----
+    private final ReplicationService replication;
+    private final BackendControlHandler control;
+
+    /** Starts a node in the mirror role; a new image is formatted as {@code formatAs} (the backend's superblock). */
+    public static BackendNode startMirror(BackendConfiguration config, Superblock formatAs) {
+        return new BackendNode(config, null, true, formatAs);
+    }
+
+    /** The node's role, epoch and replication (mirror side and the backend's shippers). */
+    public ReplicationService replication() {
+        return replication;
+    }
+
+    /** Promotes this mirror to backend (refusals in {@link ReplicationService#promote}); returns the new epoch. */
+    public long promote() {
+        return control.promote();
+    }
+
     private BackendNode(BackendConfiguration config, PersistentRegion provided) {
+        this(config, provided, false, null);
+    }
+
+    private BackendNode(BackendConfiguration config, PersistentRegion provided, boolean mirror, Superblock formatAs) {
         this.config = config;
         FrontendCredentials existing = NodeCredentials.loadExisting(config); // a bad file fails before any bind or map
         if (config.port() >= 0) {
             probePort(config.bindHost(), config.port()); // port 0 too: an address that cannot be bound fails here
         }
-        this.image = provided == null ? PmImage.open(config) : PmImage.over(provided, config);
+        this.image = provided == null ? PmImage.open(config, formatAs) : PmImage.over(provided, config);
         ReplayAgent startedAgent = null;
         Thread startedReplayer = null;
         try {
@@ -76,10 +102,14 @@ public final class BackendNode implements AutoCloseable {
                             tail.records(), logs[f].checkpoint().appliedTxId(), tail.lastTxId());
                 }
             }
-            this.replayer = new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, slabs);
+            MirrorReplayGate mirrorGate = mirror ? new MirrorReplayGate(sb, logs, slabs) : null;
+            this.replayer = mirror ? new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, mirrorGate)
+                    : new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, slabs);
             replayer.awaitReplayed();
             RegionTable regions = new RegionTable();
             regions.register(RegionIds.HEAP, region, sb.heapOffset(), sb.slabCount() * sb.slabSize(), null);
+            regions.register(RegionIds.SLAB_TABLE, region, sb.slabTableOffset(),
+                    sb.slabCount() * SlabTableLayout.ENTRY_LENGTH, null); // replication peers only
             for (int f = 0; f < logs.length; f++) {
                 regions.register(RegionIds.control(f), region, sb.controlBlockOf(f), sb.pageSize(), null);
                 regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null);
@@ -91,12 +121,14 @@ public final class BackendNode implements AutoCloseable {
             Path catalogFile = provided == null
                     ? config.pmFile().toAbsolutePath().resolveSibling(config.pmFile().getFileName() + ".catalog")
                     : null;
-            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean(), region, sb, slabs,
+            // a mirror's heap changes without its catalog: opened (on first use, after promotion) as after a crash
+            this.catalog = new CatalogIndex(catalogFile, image.previousShutdownClean() && !mirror, region, sb, slabs,
                     replayer::betweenBatches, config.catalogQuota());
             this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
-            this.nic = new EmulatedNic(regions,
-                    new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog, authenticator),
-                    config.persistenceDomain());
+            this.replication = new ReplicationService(region, sb, logs, slabs, replayer, mirrorGate, authenticator);
+            this.control = new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog,
+                    authenticator, replication);
+            this.nic = new EmulatedNic(regions, control, config.persistenceDomain());
             this.local = new LocalFabric(nic);
             this.replayThread = new Thread(replayer, "asymnvm-replayer");
             replayThread.setDaemon(true);
@@ -115,7 +147,7 @@ public final class BackendNode implements AutoCloseable {
             image.closeAfterFailedStart();
             throw e;
         }
-        LOG.info("backend serving {} ({} free slabs){}", config.pmFile(), image.superblock().slabCount(),
+        LOG.info("{} serving {} ({} free slabs){}", mirror ? "mirror" : "backend", config.pmFile(), image.superblock().slabCount(),
                 tcp == null ? "" : " on " + config.bindHost() + ":" + tcp.port());
     }
 
@@ -212,6 +244,7 @@ public final class BackendNode implements AutoCloseable {
             return;
         }
         closed = true;
+        replication.close();
         if (tcp != null) {
             tcp.close();
         }

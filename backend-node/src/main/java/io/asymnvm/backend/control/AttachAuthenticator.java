@@ -84,7 +84,8 @@ public final class AttachAuthenticator {
     void checkControl(NicSession session, int kind) {
         if (!mustProve(session) || session.frontendId() >= 0 || kind == ControlMessageLayout.KIND_CHALLENGE
                 || kind == ControlMessageLayout.KIND_ATTACH || kind == ControlMessageLayout.KIND_PING
-                || kind == ControlMessageLayout.KIND_STATUS) { // operational state only, no data (README "Security")
+                || kind == ControlMessageLayout.KIND_STATUS // operational state only, no data (README "Security")
+                || isReplication(kind)) { // each proves the replication secret itself (verifyReplication)
             return;
         }
         throw refuse(ErrorCode.AUTH_REQUIRED, "control call of kind " + kind + " on session " + session.id()
@@ -116,6 +117,44 @@ public final class AttachAuthenticator {
         if (!AttachProof.verify(credentials.secret(frontendId), nonce, frontendId, expectedEpoch, proof)) {
             throw refuse(ErrorCode.AUTH_FAILED, "the proof of frontend " + frontendId
                     + " does not match its credential");
+        }
+    }
+
+    // ---- replication (mirrors): the peer calls carry a proof of the replication secret ----
+
+    private static boolean isReplication(int kind) {
+        return kind == ControlMessageLayout.KIND_PEER_ATTACH || kind == ControlMessageLayout.KIND_PROMOTE
+                || kind == io.asymnvm.core.layout.ReplicationLayout.KIND_ADD_MIRROR
+                || kind == io.asymnvm.core.layout.ReplicationLayout.KIND_REPLICATE;
+    }
+
+    /** The replication secret this node proves to its peers with, or null when authentication is off. */
+    public byte[] replicationSecret() {
+        return credentials == null ? null : credentials.replicationSecret();
+    }
+
+    /**
+     * Checks the proof of a replication call ({@code purpose}, {@code arg}: see
+     * {@link io.asymnvm.core.layout.ReplicationLayout}) against the replication secret and the session's challenge
+     * (consumed whatever follows): {@code AUTH_FAILED} when it is wrong, stale, answers no challenge, or this
+     * node's credentials file holds no replication secret.
+     */
+    public void verifyReplication(NicSession session, int purpose, long arg, byte[] proof) {
+        byte[] nonce = session.takeChallenge();
+        if (!mustProve(session)) {
+            return;
+        }
+        if (nonce == null) {
+            throw refuse(ErrorCode.AUTH_FAILED, "replication call (purpose " + purpose + ") on session "
+                    + session.id() + " answers no challenge of this session (each challenge serves one call)");
+        }
+        if (!credentials.hasReplicationSecret()) {
+            throw refuse(ErrorCode.AUTH_FAILED, "replication call refused: credentials file " + credentials.file()
+                    + " holds no replication secret");
+        }
+        if (!AttachProof.verify(credentials.replicationSecret(), nonce, purpose, arg, proof)) {
+            throw refuse(ErrorCode.AUTH_FAILED, "replication call (purpose " + purpose + ") on session "
+                    + session.id() + ": the proof does not match this node's replication secret");
         }
     }
 

@@ -2,6 +2,8 @@ package io.asymnvm.backend.control;
 
 import io.asymnvm.backend.catalog.CatalogIndex;
 import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.mirror.ReplicationService;
+import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.backend.slab.SlabTable;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
@@ -55,6 +57,17 @@ public final class BackendControlHandler implements ControlHandler {
     /** As above, with {@code authenticator} checking every ATTACH from another process before anything else. */
     public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
                                  Runnable awaitReplayed, CatalogIndex catalog, AttachAuthenticator authenticator) {
+        this(sb, logs, slabs, recipe, awaitReplayed, catalog, authenticator, null);
+    }
+
+    // ---- mirrors (issue 9): the node's role decides grants and refusals; null = a backend without replication ----
+    private final ReplicationService replication;
+
+    /** As above, with {@code replication} deciding the node's role (backend or mirror) and serving kinds 10-13. */
+    public BackendControlHandler(Superblock sb, FrontendLog[] logs, SlabTable slabs, RemotePersistenceRecipe recipe,
+                                 Runnable awaitReplayed, CatalogIndex catalog, AttachAuthenticator authenticator,
+                                 ReplicationService replication) {
+        this.replication = replication;
         this.authenticator = authenticator;
         this.sb = sb;
         this.logs = logs;
@@ -90,15 +103,47 @@ public final class BackendControlHandler implements ControlHandler {
                 }
                 yield attach(session, frontendId, expectedEpoch);
             }
-            case ControlMessageLayout.KIND_GRANT_SLAB -> grant(session);
-            case ControlMessageLayout.KIND_RETURN_SLAB -> returnSlab(session, b.getLong());
+            case ControlMessageLayout.KIND_GRANT_SLAB -> {
+                requirePrimary("slab grant");
+                yield grant(session);
+            }
+            case ControlMessageLayout.KIND_RETURN_SLAB -> {
+                requirePrimary("slab return");
+                yield returnSlab(session, b.getLong());
+            }
             case ControlMessageLayout.KIND_DETACH -> detach(session);
             case ControlMessageLayout.KIND_PING -> new byte[0];
-            case ControlMessageLayout.KIND_STATUS -> BackendStatus.encode(sb, logs, sessions); // no attach needed
-            case ControlMessageLayout.KIND_CATALOG_LOOKUP, ControlMessageLayout.KIND_CATALOG_BIND ->
-                    catalog(session, kind, b);
+            case ControlMessageLayout.KIND_STATUS ->
+                    BackendStatus.encode(sb, logs, sessions, replication); // no attach needed
+            case ControlMessageLayout.KIND_CATALOG_LOOKUP, ControlMessageLayout.KIND_CATALOG_BIND -> {
+                requirePrimary("catalog call");
+                yield catalog(session, kind, b);
+            }
+            case ControlMessageLayout.KIND_PEER_ATTACH -> replication().peerAttach(session, request);
+            case ReplicationLayout.KIND_REPLICATE -> replication().replicate(session, request);
+            case ControlMessageLayout.KIND_PROMOTE -> replication().promoteCall(session, request,
+                    java.util.List.copyOf(sessions.values()));
+            case ReplicationLayout.KIND_ADD_MIRROR -> replication().addMirrorCall(session, request);
             default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
         };
+    }
+
+    private void requirePrimary(String what) {
+        if (replication != null) {
+            replication.requirePrimary(what);
+        }
+    }
+
+    private ReplicationService replication() {
+        if (replication == null) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "this node does not replicate (no replication service)");
+        }
+        return replication;
+    }
+
+    /** Promotes this mirror (see {@link ReplicationService#promote}), closing every frontend connection. */
+    public long promote() {
+        return replication().promote(java.util.List.copyOf(sessions.values()));
     }
 
     /**
@@ -138,10 +183,13 @@ public final class BackendControlHandler implements ControlHandler {
             }
             session.revokeAll();
             session.bind(frontendId, epoch);
-            session.grant(RegionIds.HEAP, Access.READ);
+            boolean mirror = replication != null && replication.isMirror();
+            if (!mirror) { // a mirror grants the semantic ring and control block only (no heap, no redo)
+                session.grant(RegionIds.HEAP, Access.READ);
+                session.grant(RegionIds.redo(frontendId), Access.READ_WRITE);
+            }
             session.grant(RegionIds.control(frontendId), Access.READ);
             session.grant(RegionIds.semantic(frontendId), Access.READ_WRITE);
-            session.grant(RegionIds.redo(frontendId), Access.READ_WRITE);
             session.stampAt(RegionIds.control(frontendId), ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET,
                     log::admitWatermark);
             awaitReplayed.run();
@@ -162,10 +210,12 @@ public final class BackendControlHandler implements ControlHandler {
             RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);
             LOG.info("frontend {} attached (epoch {}): applied tx {}, {} semantic records after it",
                     frontendId, epoch, cp.appliedTxId(), sem.records());
-            return new AttachReply(sb.epoch(), epoch, sb.pageSize(), recipe.wireValue(), sb.semRingCapacity(),
+            return new AttachReply(replication == null ? sb.epoch() : replication.epoch(), epoch, sb.pageSize(),
+                    recipe.wireValue(), sb.semRingCapacity(),
                     sb.redoRingCapacity(), sb.slabSize(), sb.slabCount() * sb.slabSize(), cp.appliedTxId(),
                     cp.semHead(), cp.redoHead(), sem.tail(), redo.tail(), sem.lastTxId(),
-                    sb.identity(), slabs.ownedBy(frontendId)).encode();
+                    sb.identity(), slabs.ownedBy(frontendId),
+                    mirror ? ControlMessageLayout.ROLE_MIRROR : ControlMessageLayout.ROLE_BACKEND).encode();
         }
     }
 

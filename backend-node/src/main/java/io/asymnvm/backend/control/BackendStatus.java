@@ -27,9 +27,13 @@ final class BackendStatus {
     private BackendStatus() {
     }
 
-    static byte[] encode(Superblock sb, FrontendLog[] logs, Map<Integer, NicSession> sessions) {
+    static byte[] encode(Superblock sb, FrontendLog[] logs, Map<Integer, NicSession> sessions,
+                         io.asymnvm.backend.mirror.ReplicationService replication) {
         ObjectNode root = MAPPER.createObjectNode();
-        root.put("backend_epoch", sb.epoch());
+        root.put("backend_epoch", replication == null ? sb.epoch() : replication.epoch());
+        if (replication != null) {
+            replication.describe(root); // role, epoch, state, mirrors (issue 9)
+        }
         root.put("identity", sb.identity().toString());
         root.put("max_frontends", logs.length);
         ArrayNode frontends = root.putArray("frontends");

@@ -79,6 +79,14 @@ public final class PmImage implements AutoCloseable {
 
     /** Opens an existing image or formats a new one as configured. */
     public static PmImage open(BackendConfiguration config) {
+        return open(config, null);
+    }
+
+    /**
+     * As {@link #open(BackendConfiguration)}, but a new image is formatted as {@code formatAs} (a mirror: its
+     * backend's geometry, identity and epoch) when not null; an existing image is opened as it is.
+     */
+    public static PmImage open(BackendConfiguration config, Superblock formatAs) {
         Path file = config.pmFile().toAbsolutePath();
         boolean exists = Files.exists(file) && sizeOf(file) > 0;
         Superblock sb;
@@ -87,6 +95,8 @@ public final class PmImage implements AutoCloseable {
             if (sb.fileSize() != config.size() && config.size() != BackendConfiguration.DEFAULT_SIZE) {
                 LOG.warn("{}: configured size {} ignored, the image has {}", file, config.size(), sb.fileSize());
             }
+        } else if (formatAs != null) {
+            sb = formatAs;
         } else {
             sb = SuperblockLayout.plan(config.size(), config.pageSize(), config.slabSize(), config.maxFrontends(),
                     config.semRingCapacity(), config.redoRingCapacity(), UUID.randomUUID(),
@@ -132,7 +142,7 @@ public final class PmImage implements AutoCloseable {
                 // (an all-zero file would otherwise be refused forever as a corrupt superblock).
                 Path formatting = file.resolveSibling(file.getFileName() + ".formatting");
                 Files.deleteIfExists(formatting);
-                PersistentRegion fresh = MappedRegion.create(formatting, config.size(), config.mapMode());
+                PersistentRegion fresh = MappedRegion.create(formatting, sb.fileSize(), config.mapMode());
                 try {
                     SuperblockLayout.write(fresh, sb);
                 } finally {

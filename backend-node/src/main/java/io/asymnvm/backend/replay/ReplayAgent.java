@@ -37,7 +37,7 @@ public final class ReplayAgent implements Runnable {
     private final int pageSize;
     private final FrontendLog[] logs;
     private final long[] cursors;
-    private final SlabTable slabs;
+    private volatile ReplayGate gate;
     private final AtomicLong idlePasses = new AtomicLong();
     private final AtomicLong batchesApplied = new AtomicLong();
     private volatile boolean running = true;
@@ -45,11 +45,16 @@ public final class ReplayAgent implements Runnable {
     private volatile Thread thread;
 
     public ReplayAgent(PersistentRegion region, long heapBase, int pageSize, FrontendLog[] logs, SlabTable slabs) {
+        this(region, heapBase, pageSize, logs, ReplayGate.ownership(slabs));
+    }
+
+    /** With {@code gate} deciding what may be applied (a mirror's: only what was shipped). */
+    public ReplayAgent(PersistentRegion region, long heapBase, int pageSize, FrontendLog[] logs, ReplayGate gate) {
         this.region = region;
         this.heapBase = heapBase;
         this.pageSize = pageSize;
         this.logs = logs;
-        this.slabs = slabs;
+        this.gate = gate;
         this.cursors = new long[logs.length];
         for (int i = 0; i < logs.length; i++) {
             cursors[i] = logs[i].checkpoint().redoHead();
@@ -61,6 +66,7 @@ public final class ReplayAgent implements Runnable {
      * {@link #awaitReplayed()} may drain on the caller's thread while the agent's thread is starting.
      */
     public synchronized int doWork() {
+        gate.beginPass();
         int work = 0;
         for (int i = 0; i < logs.length; i++) {
             work += replay(i);
@@ -75,7 +81,8 @@ public final class ReplayAgent implements Runnable {
         }
         int applied = 0;
         RingReader reader = log.redoReader();
-        while (applied < 64) {
+        long limit = gate.limit(i);
+        while (applied < 64 && cursors[i] < limit) {
             RingReader.Entry e = reader.read(cursors[i]);
             if (e.kind() == RingReader.Kind.PADDING) {
                 // durable before the batch after it is applied, like the batch itself (see apply): a restart
@@ -114,16 +121,15 @@ public final class ReplayAgent implements Runnable {
                     + " but the next to apply is " + (cp.appliedTxId() + 1));
             return false;
         }
+        if (e.next() > gate.limit(log.frontendId())) {
+            return false; // not shipped whole yet (a mirror)
+        }
         List<long[]> touched = new ArrayList<>();
         String[] violation = new String[1];
         try {
             RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
                 @Override
                 public void write(long heapOffset, byte[] b, int dataOffset, int length) {
-                    if (!slabs.owns(log.frontendId(), heapOffset, length) && violation[0] == null) {
-                        violation[0] = "redo write [" + heapOffset + ", " + (heapOffset + length)
-                                + ") outside the slabs granted to frontend " + log.frontendId();
-                    }
                     touched.add(new long[] {heapOffset, length});
                 }
 
@@ -135,6 +141,12 @@ public final class ReplayAgent implements Runnable {
         } catch (IllegalStateException malformed) {
             // a CRC-valid batch that does not parse is a writer bug: stop this frontend, not every frontend's pass
             violation[0] = "redo batch at position " + e.position() + " is malformed: " + malformed.getMessage();
+        }
+        if (violation[0] == null) {
+            violation[0] = gate.admit(log.frontendId(), touched);
+            if (ReplayGate.WAIT.equals(violation[0])) {
+                return false; // retried on a later pass
+            }
         }
         if (violation[0] != null) {
             fault(log, violation[0]);
@@ -219,6 +231,20 @@ public final class ReplayAgent implements Runnable {
     /** Runs {@code action} while no redo batch is being applied (readers that need a whole-batch view). */
     public synchronized void betweenBatches(Runnable action) {
         action.run();
+    }
+
+    /** Replaces the gate (a mirror's promotion to backend), between batches. */
+    public synchronized void gate(ReplayGate next) {
+        this.gate = next;
+    }
+
+    /**
+     * Sets frontend {@code frontendId}'s checkpoint and replay cursor (a mirror adopting the checkpoint its image
+     * copy was taken at), between batches.
+     */
+    public synchronized void rebase(int frontendId, long appliedTxId, long redoHead, long semHead) {
+        logs[frontendId].advance(appliedTxId, redoHead, semHead);
+        cursors[frontendId] = redoHead;
     }
 
     public long batchesApplied() {

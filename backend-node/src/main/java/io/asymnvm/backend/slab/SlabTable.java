@@ -50,6 +50,12 @@ public final class SlabTable {
         this.owners = new int[Math.toIntExact(sb.slabCount())];
         this.held = new int[sb.maxFrontends()];
         this.first = new int[sb.maxFrontends()];
+        load();
+    }
+
+    /** Reads every owner word from PM (validated) into the DRAM mirror of the table. */
+    private void load() {
+        Arrays.fill(held, 0);
         Arrays.fill(first, -1);
         for (int i = 0; i < owners.length; i++) {
             long word = region.getLongVolatile(SlabTableLayout.entryOffset(sb.slabTableOffset(), i));
@@ -69,6 +75,97 @@ public final class SlabTable {
         }
     }
 
+    // ---- a mirror keeps its table in step with the shipped one (io.asymnvm.backend.mirror.MirrorReplayGate) ----
+
+    /** A grant ({@code from} -1) or a return ({@code to} -1), persisted; called under the table's monitor. */
+    @FunctionalInterface
+    public interface ChangeListener {
+        void changed(long slab, int from, int to);
+    }
+
+    private volatile ChangeListener listener;
+
+    /** Where a backend's grants and returns go, in order (its mirror shippers); null for none. */
+    public void onChange(ChangeListener l) {
+        this.listener = l;
+    }
+
+    private void notifyChange(long slab, int from, int to) {
+        ChangeListener l = listener;
+        if (l != null) {
+            l.changed(slab, from, to);
+        }
+    }
+
+    /** The owner of {@code slab}, or -1 when free. */
+    public synchronized int ownerOf(long slab) {
+        return owners[Math.toIntExact(slab)];
+    }
+
+    /** Every owner word, as stored in PM (what a backend ships to its mirrors). */
+    public synchronized long[] ownerWords() {
+        long[] w = new long[owners.length];
+        for (int i = 0; i < owners.length; i++) {
+            w[i] = owners[i] < 0 ? SlabTableLayout.FREE : SlabTableLayout.ownerWord(owners[i]);
+        }
+        return w;
+    }
+
+    /**
+     * A mirror's grant as its backend made it: cleans and initialises {@code slab} exactly as {@link #grant} did
+     * (same code), then stores and persists the owner word. No quota: the backend checked it.
+     */
+    public synchronized void assign(long slab, int frontendId) {
+        int s = Math.toIntExact(slab);
+        initialise(s);
+        store(s, SlabTableLayout.ownerWord(frontendId));
+        owners[s] = frontendId;
+        held[frontendId]++;
+    }
+
+    /** A mirror's return as its backend took it: the owner word cleared and persisted. */
+    public synchronized void free(long slab) {
+        int s = Math.toIntExact(slab);
+        store(s, SlabTableLayout.FREE);
+        if (owners[s] >= 0) {
+            held[owners[s]]--;
+        }
+        owners[s] = -1;
+    }
+
+    /**
+     * A mirror adopting a copied table: every owner word stored as given, without cleaning (the heap was copied
+     * with it), persisted, and the DRAM mirror reloaded.
+     */
+    public synchronized void adopt(long[] ownerWords) {
+        if (ownerWords.length != owners.length) {
+            throw new IllegalArgumentException(ownerWords.length + " owner words for " + owners.length + " slabs");
+        }
+        for (long w : ownerWords) {
+            if (w < SlabTableLayout.FREE || w > SlabTableLayout.ownerWord(sb.maxFrontends() - 1)) {
+                throw new IllegalArgumentException("slab owner word " + w + " outside [0, "
+                        + SlabTableLayout.ownerWord(sb.maxFrontends() - 1) + "]");
+            }
+        }
+        for (int i = 0; i < ownerWords.length; i++) {
+            region.putLongVolatile(SlabTableLayout.entryOffset(sb.slabTableOffset(), i), ownerWords[i]);
+        }
+        region.persist(SlabTableLayout.entryOffset(sb.slabTableOffset(), 0),
+                (long) owners.length * SlabTableLayout.ENTRY_LENGTH);
+        load();
+    }
+
+    /** Re-reads the table from PM (a promoted mirror: first slabs and counts as a restart would find them). */
+    public synchronized void reload() {
+        load();
+    }
+
+    private void store(int s, long word) {
+        long entry = SlabTableLayout.entryOffset(sb.slabTableOffset(), s);
+        region.putLongVolatile(entry, word);
+        region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
+    }
+
     public synchronized long grant(int frontendId) {
         if (quota > 0 && held[frontendId] >= quota) {
             throw new AsymNvmException(ErrorCode.QUOTA_EXCEEDED, "frontend " + frontendId + " holds "
@@ -85,6 +182,7 @@ public final class SlabTable {
                 if (held[frontendId]++ == 0) {
                     first[frontendId] = i;
                 }
+                notifyChange(i, -1, frontendId);
                 return i;
             }
         }
@@ -146,6 +244,7 @@ public final class SlabTable {
         region.persist(entry, SlabTableLayout.ENTRY_LENGTH);
         owners[s] = -1;
         held[frontendId]--;
+        notifyChange(s, frontendId, -1);
     }
 
     /** The frontend's first (lowest) slab, which holds its root and directory words; -1 if it holds none. */

@@ -28,6 +28,7 @@ import java.util.TreeMap;
  * version=1
  * frontend.0=&lt;32 random bytes, base64&gt;
  * frontend.1=...
+ * replication=&lt;32 random bytes, base64&gt;   (optional: the secret a backend and its mirrors share)
  * </pre>
  *
  * A backend creates the file with a secret for each of its frontend ids the first time it serves over tcp
@@ -40,6 +41,8 @@ public final class FrontendCredentials {
     static final String VERSION_KEY = "version";
     static final String VERSION = "1";
     static final String FRONTEND_PREFIX = "frontend.";
+    /** The key of the replication secret: a backend and its mirrors prove to each other that they hold it. */
+    static final String REPLICATION_KEY = "replication";
     static final int MAX_FRONTEND_ID = 1 << 20;
     private static final Set<PosixFilePermission> OWNER_ONLY =
             EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
@@ -49,10 +52,31 @@ public final class FrontendCredentials {
 
     private final Path file;
     private final Map<Integer, byte[]> secrets;
+    private final byte[] replication;
 
-    private FrontendCredentials(Path file, Map<Integer, byte[]> secrets) {
+    private FrontendCredentials(Path file, Map<Integer, byte[]> secrets, byte[] replication) {
         this.file = file;
         this.secrets = Collections.unmodifiableMap(secrets);
+        this.replication = replication;
+    }
+
+    /** Whether the file holds the replication secret (files created before mirrors existed do not). */
+    public boolean hasReplicationSecret() {
+        return replication != null;
+    }
+
+    /**
+     * A copy of the replication secret that a backend and its mirrors share (peer attach, adding a mirror,
+     * promotion); refused naming the file when it holds none.
+     */
+    public byte[] replicationSecret() {
+        if (replication == null) {
+            throw new IllegalArgumentException("credentials file " + file + " holds no '" + REPLICATION_KEY
+                    + "' secret: it was created before mirrors existed; add a line " + REPLICATION_KEY
+                    + "=<32 random bytes, base64> to it (mode 0600) and give the same file to the backend and "
+                    + "its mirrors");
+        }
+        return replication.clone();
     }
 
     /** The file these credentials were read from. */
@@ -97,8 +121,11 @@ public final class FrontendCredentials {
             RANDOM.nextBytes(s);
             secrets.put(id, s);
         }
-        write(file, secrets, "AsymNVM frontend credentials: one secret per frontend id. Keep this file secret.");
-        return new FrontendCredentials(file, secrets);
+        byte[] replication = new byte[SECRET_LENGTH];
+        RANDOM.nextBytes(replication);
+        write(file, secrets, replication,
+                "AsymNVM frontend credentials: one secret per frontend id. Keep this file secret.");
+        return new FrontendCredentials(file, secrets, replication);
     }
 
     /**
@@ -111,7 +138,7 @@ public final class FrontendCredentials {
         }
         Map<Integer, byte[]> one = new TreeMap<>();
         one.put(frontendId, secret(frontendId));
-        write(out, one, "AsymNVM credential of frontend " + frontendId + ". Keep this file secret.");
+        write(out, one, null, "AsymNVM credential of frontend " + frontendId + ". Keep this file secret.");
         return out;
     }
 
@@ -132,11 +159,12 @@ public final class FrontendCredentials {
                     + ", expected " + VERSION);
         }
         Map<Integer, byte[]> secrets = new TreeMap<>();
+        byte[] replication = null;
         for (String key : p.stringPropertyNames()) {
             if (key.equals(VERSION_KEY)) {
                 continue;
             }
-            int id = frontendIdOf(file, key);
+            int id = key.equals(REPLICATION_KEY) ? -1 : frontendIdOf(file, key);
             byte[] secret;
             try {
                 secret = Base64.getDecoder().decode(p.getProperty(key).strip());
@@ -146,18 +174,22 @@ public final class FrontendCredentials {
             if (secret.length != SECRET_LENGTH) {
                 throw malformed(file, key + " holds " + secret.length + " bytes, expected " + SECRET_LENGTH);
             }
-            secrets.put(id, secret);
+            if (id < 0) {
+                replication = secret;
+            } else {
+                secrets.put(id, secret);
+            }
         }
         if (secrets.isEmpty()) {
             throw malformed(file, "no " + FRONTEND_PREFIX + "N secret in it");
         }
-        return new FrontendCredentials(file, secrets);
+        return new FrontendCredentials(file, secrets, replication);
     }
 
     private static int frontendIdOf(Path file, String key) {
         if (!key.startsWith(FRONTEND_PREFIX)) {
-            throw malformed(file, "unknown key '" + key + "' (expected " + VERSION_KEY + " and "
-                    + FRONTEND_PREFIX + "N)");
+            throw malformed(file, "unknown key '" + key + "' (expected " + VERSION_KEY + ", "
+                    + FRONTEND_PREFIX + "N and " + REPLICATION_KEY + ")");
         }
         try {
             int id = Integer.parseInt(key.substring(FRONTEND_PREFIX.length()));
@@ -195,10 +227,13 @@ public final class FrontendCredentials {
         }
     }
 
-    private static void write(Path file, Map<Integer, byte[]> secrets, String comment) {
+    private static void write(Path file, Map<Integer, byte[]> secrets, byte[] replication, String comment) {
         Properties p = new Properties();
         p.setProperty(VERSION_KEY, VERSION);
         secrets.forEach((id, s) -> p.setProperty(FRONTEND_PREFIX + id, Base64.getEncoder().encodeToString(s)));
+        if (replication != null) {
+            p.setProperty(REPLICATION_KEY, Base64.getEncoder().encodeToString(replication));
+        }
         Path absolute = file.toAbsolutePath();
         Path tmp = null;
         try {

@@ -119,6 +119,26 @@ public final class NicSession {
         return stampOffset;
     }
 
+    // --- closing from the control plane (a mirror's promotion closes every frontend connection) ---
+    private volatile Runnable disconnector;
+
+    /** The transport's way to close this session's connection (set once by the transport). */
+    public void onDisconnect(Runnable closeConnection) {
+        this.disconnector = closeConnection;
+    }
+
+    /**
+     * Fences the session and closes its connection: the peer sees {@code CONNECTION_LOST} and connects again (a
+     * transport that set no {@link #onDisconnect} hook only fences).
+     */
+    public void disconnect(String reason) {
+        fence(reason);
+        Runnable r = disconnector;
+        if (r != null) {
+            r.run();
+        }
+    }
+
     /** Refuses every later operation of this session with {@code STALE_EPOCH}. */
     public void fence(String reason) {
         this.fencedReason = reason;

@@ -6,6 +6,11 @@ package io.asymnvm.core.layout;
  */
 public final class RegionIds {
     public static final int HEAP = 1;
+    /**
+     * The slab owner table ({@link SlabTableLayout}); registered for replication peers only (a backend shipping to
+     * its mirror reads the mirror's table), never granted to a frontend.
+     */
+    public static final int SLAB_TABLE = 2;
     public static final int FRONTEND_BASE = 16;
     public static final int KIND_CONTROL = 0;
     public static final int KIND_SEMANTIC = 1;

@@ -56,6 +56,13 @@ public final class SuperblockLayout {
     public static final int CREATED_OFFSET = 120;
     public static final int CRC_OFFSET = 128;
     public static final int LENGTH = 132;
+    /**
+     * The promoted epoch word, outside the CRC'd superblock (same first page): a mirror promoted to backend, or one
+     * following a newer backend, stores its new epoch here with one atomic 8-byte store, so no crash can tear the
+     * superblock. The node's epoch is the larger of this word and {@code epoch} ({@link #effectiveEpoch}); zero in
+     * images that were never promoted.
+     */
+    public static final int PROMOTED_EPOCH_OFFSET = 256;
     /** Most frontends a superblock may describe (the backend's configuration limit). */
     public static final int MAX_FRONTENDS = 1024;
 
@@ -151,6 +158,24 @@ public final class SuperblockLayout {
         region.persist(VERSION_OFFSET, bytes.length - VERSION_OFFSET);
         region.putLongVolatile(MAGIC_OFFSET, MAGIC);
         region.persist(MAGIC_OFFSET, 8);
+    }
+
+    /** The node's epoch: the superblock's, or the promoted epoch word if larger. */
+    public static long effectiveEpoch(PersistentRegion region, Superblock sb) {
+        return Math.max(sb.epoch(), region.getLongVolatile(PROMOTED_EPOCH_OFFSET));
+    }
+
+    /** Stores and persists {@code epoch} as the promoted epoch word (one atomic 8-byte store). */
+    public static void writePromotedEpoch(PersistentRegion region, long epoch) {
+        region.putLongVolatile(PROMOTED_EPOCH_OFFSET, epoch);
+        region.persist(PROMOTED_EPOCH_OFFSET, 8);
+    }
+
+    /** {@code sb} with another epoch (the geometry and identity unchanged): a mirror formatted after a promotion. */
+    public static Superblock withEpoch(Superblock sb, long epoch) {
+        return new Superblock(sb.pageSize(), sb.fileSize(), sb.slabSize(), sb.slabCount(), sb.maxFrontends(),
+                sb.slabTableOffset(), sb.logAreaOffset(), sb.logAreaStride(), sb.semRingCapacity(),
+                sb.redoRingCapacity(), sb.heapOffset(), epoch, sb.identity(), sb.createdMillis());
     }
 
     static int crc(byte[] bytes) {

@@ -41,6 +41,27 @@ class FrontendCredentialsTest {
     }
 
     @Test
+    void shouldHoldAReplicationSecretInNewFilesAndExplainItsAbsenceInOldOnes() throws Exception {
+        Path f = dir.resolve("cluster.credentials");
+        FrontendCredentials created = FrontendCredentials.createIfAbsent(f, 2);
+        assertTrue(created.hasReplicationSecret());
+        assertEquals(32, created.replicationSecret().length);
+        assertFalse(java.util.Arrays.equals(created.replicationSecret(), created.secret(0)), "its own secret");
+        assertArrayEquals(created.replicationSecret(), FrontendCredentials.load(f).replicationSecret(),
+                "read back as written");
+        Path exported = created.export(1, dir.resolve("one.credentials"));
+        assertFalse(FrontendCredentials.load(exported).hasReplicationSecret(), "a frontend's export has none");
+        Path old = write("old.credentials", "version=1\nfrontend.0=" + secret(32) + "\n", "rw-------");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FrontendCredentials.load(old).replicationSecret());
+        assertContains(e.getMessage(), old.toString(), "replication");
+        Path bad = write("bad.credentials", "version=1\nfrontend.0=" + secret(32) + "\nreplication=" + secret(16)
+                + "\n", "rw-------");
+        assertContains(assertThrows(IllegalArgumentException.class, () -> FrontendCredentials.load(bad))
+                .getMessage(), "replication holds 16 bytes");
+    }
+
+    @Test
     void shouldCreateOwnerOnlySecretsOnceAndReuseThem() throws Exception {
         Path f = dir.resolve("pm.credentials");
         FrontendCredentials created = FrontendCredentials.createIfAbsent(f, 3);

@@ -53,6 +53,7 @@ public final class StatusCommand implements Callable<Integer> {
             out.printf("backend %s:%d: epoch %d, image %s, %d frontend slots%n", host, port,
                     status.path("backend_epoch").asLong(), status.path("identity").asText(),
                     status.path("max_frontends").asInt());
+            printReplication(status, out);
         }
         boolean healthy = print(status, json ? null : out);
         if (json) {
@@ -60,6 +61,22 @@ public final class StatusCommand implements Callable<Integer> {
         }
         out.flush();
         return healthy ? 0 : 1;
+    }
+
+    /** Role, epoch and state of the node, and each mirror a backend ships to (issue 9). */
+    private static void printReplication(JsonNode status, PrintWriter out) {
+        if (!status.has("role")) {
+            return;
+        }
+        out.printf("role %s, epoch %d, state %s%n", status.path("role").asText(), status.path("epoch").asLong(),
+                status.path("state").asText());
+        for (JsonNode m : status.path("mirrors")) {
+            out.printf("mirror %s: %s (%s), %d batches / %d bytes shipped, lag %d tx, %d ms since last ship%s%n",
+                    m.path("mirror").asText(), m.path("phase").asText(), m.path("state").asText(),
+                    m.path("batches_shipped").asLong(), m.path("bytes_shipped").asLong(),
+                    m.path("max_lag_tx").asLong(), m.path("ms_since_last_ship").asLong(),
+                    m.path("problem").isNull() ? "" : ": " + m.path("problem").asText());
+        }
     }
 
     /** Prints {@code status} as text to {@code out} (if not null); returns whether every frontend can be served. */

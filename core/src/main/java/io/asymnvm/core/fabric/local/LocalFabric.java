@@ -45,6 +45,7 @@ public final class LocalFabric implements Fabric {
 
         LocalConnection(EmulatedNic nic) {
             this.nic = nic;
+            session.onDisconnect(this::close); // later posts fail with CONNECTION_LOST, as over tcp
         }
 
         private interface Op {

@@ -91,6 +91,7 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         refusal = registry.open();
+        session.onDisconnect(() -> ctx.channel().close());
         if (refusal == null) {
             slot = registry.new Slot();
         } else {

@@ -1,0 +1,180 @@
+package io.asymnvm.backend.mirror;
+
+import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.replay.ReplayGate;
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.layout.ReplicationLayout;
+import io.asymnvm.core.layout.SlabTableLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+
+import java.util.List;
+
+/**
+ * A mirror's replay rule. It applies a frontend's redo only up to the position its backend shipped and flushed
+ * (the limit of the last REPLICATE), never past it: bytes beyond are not known to be the backend's history.
+ *
+ * <p>It does not check writes against the slab table the way a backend does; it keeps its table in step with the
+ * backend's. The backend grants and takes back slabs outside the redo stream (the grant's cleaning is a direct PM
+ * write), so the mirror repeats them itself, in the backend's order: the shipper sends every grant and return as an
+ * event; a return is applied once its old owner's replay reached the event's barrier (that owner's redo head when
+ * the backend took the slab back: its writes to the slab all lie before it), and no later event before it; a
+ * grant cleans and initialises the slab with {@link SlabTable#assign} (the grant's own code). A batch writing to a
+ * slab whose grant to its frontend is still queued waits. So the mirror's heap goes through the backend's states in
+ * the same order for every slab, whatever the order in which the replayer visits the frontends.
+ *
+ * <p>While an image copy is under way (after a peer attach, until COPY_DONE) nothing is replayed. The mirror is
+ * catching up until every frontend's applied transaction reached the backend's as of the copy's end, then in sync.
+ * Thread-safe: the replayer calls it under its own monitor, control calls under the replayer's monitor too.
+ */
+public final class MirrorReplayGate implements ReplayGate {
+    private final Superblock sb;
+    private final FrontendLog[] logs;
+    private final SlabTable slabs;
+    private final long[] limits;
+    /** Slab events {slab, ownerWord, barrier} not applied yet, in the backend's order. */
+    private final java.util.ArrayDeque<long[]> events = new java.util.ArrayDeque<>();
+    private long[] targets;
+    private boolean paused = true;
+    private volatile int state = ReplicationLayout.STATE_CATCHING_UP;
+
+    public MirrorReplayGate(Superblock sb, FrontendLog[] logs, SlabTable slabs) {
+        this.sb = sb;
+        this.logs = logs;
+        this.slabs = slabs;
+        this.limits = new long[logs.length];
+        for (int f = 0; f < logs.length; f++) {
+            limits[f] = logs[f].checkpoint().redoHead();
+        }
+    }
+
+    /** {@link ReplicationLayout#STATE_CATCHING_UP} or {@link ReplicationLayout#STATE_IN_SYNC}. */
+    public int state() {
+        return state;
+    }
+
+    @Override
+    public synchronized long limit(int frontendId) {
+        return paused ? Long.MIN_VALUE : limits[frontendId];
+    }
+
+    /** The redo limit of frontend {@code frontendId} (what was shipped to this mirror). */
+    public synchronized long shippedLimit(int frontendId) {
+        return limits[frontendId];
+    }
+
+    /** The applied transaction every frontend must reach before this mirror is in sync; null before a copy. */
+    public synchronized long[] targets() {
+        return targets == null ? null : targets.clone();
+    }
+
+    /** A new peer is about to copy the image: replay nothing until {@link #copyDone}. */
+    synchronized void pause() {
+        paused = true;
+        targets = null;
+        state = ReplicationLayout.STATE_CATCHING_UP;
+    }
+
+    /** The copy is complete: replay from the copy's checkpoints (already rebased) up to their redo heads. */
+    synchronized void copyDone(long[][] copy) {
+        targets = new long[logs.length];
+        for (int f = 0; f < logs.length; f++) {
+            limits[f] = copy[f][1];
+            targets[f] = copy[f][3];
+        }
+        events.clear();
+        paused = false;
+        updateState();
+    }
+
+    /** The backend shipped redo up to {@code redoLimits}, and these slab events {slab, ownerWord, barrier}. */
+    synchronized void shipped(long[] redoLimits, long[][] slabEvents) {
+        if (paused) {
+            throw new IllegalStateException("REPLICATE SHIPPED before the image copy completed (COPY_DONE)");
+        }
+        for (long[] e : slabEvents) {
+            if (e[1] < SlabTableLayout.FREE || e[1] > SlabTableLayout.ownerWord(logs.length - 1)) {
+                throw new IllegalArgumentException("slab event for slab " + e[0] + " names owner word " + e[1]
+                        + ", no frontend of this image (" + logs.length + " frontends)");
+            }
+        }
+        for (long[] e : slabEvents) {
+            events.add(e.clone());
+        }
+        for (int f = 0; f < logs.length; f++) {
+            limits[f] = Math.max(limits[f], redoLimits[f]);
+        }
+    }
+
+    @Override
+    public synchronized void beginPass() {
+        if (paused) {
+            return;
+        }
+        while (!events.isEmpty()) {
+            long[] e = events.peek();
+            long slab = e[0];
+            int owner = SlabTableLayout.ownerOf(e[1]);
+            int applied = slabs.ownerOf(slab);
+            if (owner < 0) { // a return: after its old owner's last writes to the slab
+                if (applied >= 0 && logs[applied].checkpoint().redoHead() < e[2]) {
+                    break; // later events wait too: the backend's order is kept
+                }
+                if (applied >= 0) {
+                    slabs.free(slab);
+                }
+            } else if (applied != owner) { // a grant: cleaned and initialised as the backend did
+                if (applied >= 0) {
+                    slabs.free(slab);
+                }
+                slabs.assign(slab, owner);
+            }
+            events.poll();
+        }
+        updateState();
+    }
+
+    private void updateState() {
+        if (state == ReplicationLayout.STATE_CATCHING_UP && targets != null) {
+            for (int f = 0; f < logs.length; f++) {
+                if (logs[f].checkpoint().appliedTxId() < targets[f]) {
+                    return;
+                }
+            }
+            state = ReplicationLayout.STATE_IN_SYNC;
+        }
+    }
+
+    @Override
+    public synchronized String admit(int frontendId, List<long[]> writes) {
+        long heap = sb.slabCount() * sb.slabSize();
+        for (long[] w : writes) {
+            if (w[0] < 0 || w[1] < 0 || w[0] > heap - w[1]) {
+                return "redo write [" + w[0] + ", " + (w[0] + w[1]) + ") outside the heap of " + heap + " bytes";
+            }
+            long last = (w[0] + Math.max(w[1], 1) - 1) / sb.slabSize();
+            for (long s = w[0] / sb.slabSize(); s <= last; s++) {
+                if (slabs.ownerOf(s) == frontendId) {
+                    continue;
+                }
+                if (grantQueued(s, frontendId)) {
+                    return WAIT; // granted by the backend; taken over here once the events before it are applied
+                }
+                int owner = slabs.ownerOf(s);
+                return "redo write [" + w[0] + ", " + (w[0] + w[1]) + ") of frontend " + frontendId + " in slab " + s
+                        + ", which this mirror's slab table gives to "
+                        + (owner < 0 ? "no frontend" : "frontend " + owner) + " and no shipped grant gives to it";
+            }
+        }
+        return null;
+    }
+
+    private boolean grantQueued(long slab, int frontendId) {
+        long word = SlabTableLayout.ownerWord(frontendId);
+        for (long[] e : events) {
+            if (e[0] == slab && e[1] == word) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,439 @@
+package io.asymnvm.backend.mirror;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.asymnvm.backend.log.FrontendLog;
+import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.auth.AttachProof;
+import io.asymnvm.core.fabric.Fabric;
+import io.asymnvm.core.fabric.FabricConnection;
+import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.ReplicationLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.PersistentRegion;
+import io.asymnvm.recovery.log.RingReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The backend's stream to one mirror (DESIGN §6, Rowan-style: one sequential stream per mirror, off the commit
+ * path), on a thread of its own.
+ *
+ * <p>It attaches as the mirror's replication peer (PEER_ATTACH with this image's identity and epoch), then copies
+ * the image: it takes the slab table T0 and every frontend's checkpoint C0 first, starts streaming redo from C0's
+ * redo heads, copies the heap in chunks (streaming the redo that accumulated between chunks, so the ring is read
+ * before frontends reuse it), notes each frontend's applied transaction as the copy ends (the mirror is in sync
+ * once it applied that much), and sends COPY_DONE with C0 and T0: the copy is fuzzy, which is fine because the
+ * mirror replays from C0 and redo holds absolute bytes.
+ *
+ * <p>Then, in a loop: read the slab table, then each frontend's durable checkpoint R (its redo head is past batches
+ * the backend validated and applied); write the redo ring bytes between what was shipped and R at the same ring
+ * positions (validating each entry as it is read: a lapped or invalid entry means this mirror fell behind: it is
+ * marked out of sync and shipping to it stops); never write position q unless {@code q - capacity} is below the
+ * mirror's published redo head (read from its control block; otherwise ship less and wait); FLUSH; then REPLICATE
+ * SHIPPED with the limits and the table, which lets the mirror apply up to them. A lost connection is retried
+ * (with a full copy again); a refused attach (other image, stale epoch, wrong secret) stops the shipper.
+ */
+public final class MirrorShipper implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MirrorShipper.class);
+    /** Bytes per WRITE at most; also at most a redo ring's capacity, the mirror's largest legal request. */
+    private static final int MAX_CHUNK = 256 << 10;
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long LAG_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** Where the shipper stands. */
+    public enum Phase { CONNECTING, COPYING, STREAMING, OUT_OF_SYNC, REFUSED, STOPPED }
+
+    private final String name;
+    private final Fabric fabric;
+    private final PersistentRegion region;
+    private final Superblock sb;
+    private final FrontendLog[] logs;
+    private final SlabTable slabs;
+    private final ReplicationService node;
+    private final byte[] secret;
+    private final long[] shipped;
+    private final int chunk;
+    private final long[] mirrorApplied;
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong copies = new AtomicLong();
+    private volatile long lastShipNanos = System.nanoTime();
+    private volatile Phase phase = Phase.CONNECTING;
+    private volatile int mirrorState = ReplicationLayout.STATE_CATCHING_UP;
+    private volatile String problem;
+    private volatile boolean running = true;
+    private volatile FabricConnection conn;
+    /** The backend's slab grants and returns {slab, ownerWord, barrier} not yet sent, in order. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> slabEvents =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile long[] copyBase;
+    private Thread thread;
+
+    MirrorShipper(String name, Fabric fabric, PersistentRegion region, Superblock sb, FrontendLog[] logs,
+                  SlabTable slabs, ReplicationService node, byte[] secret) {
+        this.name = name;
+        this.fabric = fabric;
+        this.region = region;
+        this.sb = sb;
+        this.logs = logs;
+        this.slabs = slabs;
+        this.node = node;
+        this.secret = secret;
+        this.shipped = new long[logs.length];
+        this.chunk = (int) Math.min(MAX_CHUNK, sb.redoRingCapacity());
+        this.mirrorApplied = new long[logs.length];
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Phase phase() {
+        return phase;
+    }
+
+    /** The mirror's state as it last reported it (catching up, in sync). */
+    public int mirrorState() {
+        return mirrorState;
+    }
+
+    /** Why shipping stopped (refused, out of sync), or the last connection error; null if none. */
+    public String problem() {
+        return problem;
+    }
+
+    public long batchesShipped() {
+        return batches.get();
+    }
+
+    public long bytesShipped() {
+        return bytes.get();
+    }
+
+    /** Frontend {@code f}'s lag in transactions: applied here minus applied at the mirror (as last read). */
+    public long lagTransactions(int f) {
+        return Math.max(0, logs[f].checkpoint().appliedTxId() - mirrorApplied[f]);
+    }
+
+    public long millisSinceLastShip() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastShipNanos);
+    }
+
+    void start() {
+        thread = new Thread(this::run, "asymnvm-shipper-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                session();
+            } catch (AsymNvmException e) {
+                if (!running) {
+                    break;
+                }
+                if (e.errorCode() == ErrorCode.IDENTITY_MISMATCH || e.errorCode() == ErrorCode.STALE_EPOCH
+                        || e.errorCode() == ErrorCode.AUTH_FAILED || e.errorCode() == ErrorCode.AUTH_REQUIRED
+                        || e.errorCode() == ErrorCode.NOT_PRIMARY) {
+                    stop(Phase.REFUSED, "mirror " + name + " refused replication: " + e.getMessage());
+                    break;
+                }
+                problem = e.getMessage();
+                LOG.warn("shipping to mirror {} interrupted ({}); reconnecting", name, e.getMessage());
+                phase = Phase.CONNECTING;
+                closeConnection();
+                LockSupport.parkNanos(RETRY_NANOS);
+            } catch (OutOfSync e) {
+                stop(Phase.OUT_OF_SYNC, e.getMessage());
+                break;
+            } catch (RuntimeException e) {
+                problem = e.toString();
+                LOG.error("shipping to mirror {} failed; reconnecting", name, e);
+                phase = Phase.CONNECTING;
+                closeConnection();
+                LockSupport.parkNanos(RETRY_NANOS);
+            }
+        }
+        closeConnection();
+    }
+
+    private void stop(Phase p, String why) {
+        phase = p;
+        problem = why;
+        running = false;
+        LOG.error("{}; shipping to it stopped", why);
+    }
+
+    private void session() {
+        FabricConnection c = fabric.connect();
+        conn = c;
+        byte[] nonce = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_CHALLENGE, 0, 0)).await().bytes();
+        long epoch = node.epoch();
+        byte[] proof = proof(nonce, ReplicationLayout.PURPOSE_PEER_ATTACH, epoch);
+        ReplicationLayout.PeerReply reply = ReplicationLayout.PeerReply.decode(
+                c.call(ReplicationLayout.peerAttach(epoch, sb.identity(), proof)).await().bytes());
+        mirrorState = reply.state();
+        phase = Phase.COPYING;
+        copy(c);
+        phase = Phase.STREAMING;
+        long lagReadAt = 0;
+        while (running) {
+            if (!shipOnce(c, true)) {
+                if (System.nanoTime() - lagReadAt > LAG_READ_NANOS) {
+                    readMirrorApplied(c); // the lag counters follow the mirror's replay while idle too
+                    lagReadAt = System.nanoTime();
+                }
+                LockSupport.parkNanos(IDLE_PARK_NANOS);
+            }
+        }
+    }
+
+    private void readMirrorApplied(FabricConnection c) {
+        for (int f = 0; f < logs.length; f++) { // also the heartbeat: a lost or fenced peer session fails here
+            byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+            mirrorApplied[f] = ControlBlockLayout.publishedCheckpoint(block).appliedTxId();
+        }
+    }
+
+    private byte[] proof(byte[] nonce, int purpose, long arg) {
+        return secret == null ? new byte[ControlMessageLayout.PROOF_LENGTH]
+                : AttachProof.compute(secret, nonce, purpose, arg);
+    }
+
+    /** A grant or return on this backend (called in order, under the slab table's monitor). */
+    void slabChanged(long[] event) {
+        slabEvents.add(event);
+    }
+
+    private long[][] drainSlabEvents() {
+        java.util.List<long[]> out = new java.util.ArrayList<>();
+        for (long[] e; out.size() < ReplicationLayout.MAX_EVENTS && (e = slabEvents.poll()) != null; ) {
+            out.add(e);
+        }
+        return out.toArray(new long[0][]);
+    }
+
+    private void copy(FabricConnection c) {
+        long[] table;
+        Checkpoint[] c0 = new Checkpoint[logs.length];
+        // T0 and C0 together, with no grant or return between them: a slab granted later is written only by
+        // batches after C0 (which the mirror replays after repeating the grant), one granted before is in T0
+        synchronized (slabs) {
+            table = slabs.ownerWords();
+            slabEvents.clear();
+            for (int f = 0; f < logs.length; f++) {
+                c0[f] = logs[f].checkpoint();
+                shipped[f] = c0[f].redoHead();
+            }
+        }
+        long[] base = new long[logs.length];
+        for (int f = 0; f < logs.length; f++) {
+            base[f] = c0[f].redoHead();
+        }
+        copyBase = base;
+        long heap = sb.slabCount() * sb.slabSize();
+        for (long off = 0; off < heap && running; off += chunk) {
+            int n = (int) Math.min(chunk, heap - off);
+            byte[] b = region.read(sb.heapOffset() + off, n);
+            c.write(RegionIds.HEAP, off, b, 0, n);
+            bytes.addAndGet(n);
+            if ((off / chunk) % 16 == 15) {
+                shipOnce(c, false); // stream what accumulated meanwhile, so the ring is read before it is reused
+            }
+        }
+        shipOnce(c, false);
+        c.flush(0, false).await();
+        long[][] entries = new long[logs.length][];
+        for (int f = 0; f < logs.length; f++) {
+            entries[f] = new long[] {c0[f].appliedTxId(), c0[f].redoHead(), c0[f].semHead(),
+                    logs[f].checkpoint().appliedTxId()};
+        }
+        mirrorState = stateOf(c.call(ReplicationLayout.Replicate.copyDone(entries, table).encode()).await().bytes());
+        copyBase = null;
+        sendShipped(c, shipped.clone(), drainSlabEvents()); // what was streamed during the copy may now be applied
+        copies.incrementAndGet();
+        LOG.info("mirror {}: image copy of {} heap bytes complete, streaming redo", name, heap);
+    }
+
+    private static int stateOf(byte[] reply) {
+        return ReplicationLayout.wrap(reply).getInt(0);
+    }
+
+    /**
+     * One pass: ships each frontend's redo up to the backend's checkpoint (as far as the mirror's ring allows);
+     * with {@code confirm}, flushes and confirms it with REPLICATE SHIPPED. Returns whether anything was shipped.
+     */
+    private boolean shipOnce(FabricConnection c, boolean confirm) {
+        long[][] events = confirm ? drainSlabEvents() : null; // before the checkpoints: returns lie behind them
+        long[] limits = new long[logs.length];
+        boolean any = false;
+        for (int f = 0; f < logs.length; f++) {
+            long target = logs[f].checkpoint().redoHead();
+            if (target > shipped[f]) {
+                long reached = shipRing(c, f, shipped[f], target);
+                any |= reached > shipped[f];
+                shipped[f] = reached;
+            }
+            limits[f] = shipped[f];
+        }
+        if (confirm && (any || events.length > 0)) {
+            sendShipped(c, limits, events);
+            return true;
+        }
+        return any;
+    }
+
+    private void sendShipped(FabricConnection c, long[] limits, long[][] events) {
+        c.flush(0, false).await();
+        mirrorState = stateOf(c.call(ReplicationLayout.Replicate.shipped(limits, events).encode()).await().bytes());
+        lastShipNanos = System.nanoTime();
+    }
+
+    /** Writes frontend {@code f}'s redo entries in [from, to) to the mirror; returns the position reached. */
+    private long shipRing(FabricConnection c, int f, long from, long to) {
+        RingReader reader = logs[f].redoReader();
+        long capacity = reader.capacity();
+        byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+        Checkpoint mirrorCp = ControlBlockLayout.publishedCheckpoint(block);
+        mirrorApplied[f] = mirrorCp.appliedTxId();
+        // never write position q unless q - capacity < the mirror's redo head (while copying: the copy's C0 head,
+        // which the mirror adopts; nothing before it is replayed there)
+        long[] base = copyBase;
+        long allowed = (base != null ? base[f] : mirrorCp.redoHead()) + capacity;
+        ByteArrayOutputStream run = new ByteArrayOutputStream();
+        long runStart = from;
+        long pos = from;
+        while (pos < to) {
+            RingReader.Entry e = reader.read(pos);
+            byte[] bytesAt;
+            if (e.kind() == RingReader.Kind.VALID) {
+                bytesAt = e.bytes();
+            } else if (e.kind() == RingReader.Kind.PADDING) {
+                bytesAt = paddingBytes(reader, pos);
+            } else {
+                throw new OutOfSync("mirror " + name + " fell behind: frontend " + f + "'s redo at position " + pos
+                        + " is no longer in this backend's ring (" + e.reason() + ": expected " + e.expected()
+                        + ", actual " + e.actual() + "); it needs a new image copy");
+            }
+            if (e.next() > allowed) {
+                break; // the mirror has not applied far enough to free this ring space: ship it next time
+            }
+            if (run.size() + (e.next() - pos) > chunk) {
+                writeRun(c, f, runStart, run.toByteArray());
+                run.reset();
+                runStart = pos;
+            }
+            run.write(bytesAt, 0, bytesAt.length);
+            if (e.kind() == RingReader.Kind.VALID) {
+                int pad = (int) (e.next() - pos) - bytesAt.length;
+                run.write(new byte[pad], 0, pad); // alignment gap up to the next record
+                batches.incrementAndGet();
+            }
+            pos = e.next();
+            if (e.kind() == RingReader.Kind.PADDING) {
+                writeRun(c, f, runStart, run.toByteArray()); // the next entry starts a new lap at offset 0
+                run.reset();
+                runStart = pos;
+            }
+        }
+        if (run.size() > 0) {
+            writeRun(c, f, runStart, run.toByteArray());
+        }
+        return pos;
+    }
+
+    /** A padding record's header, read twice around a validating read so a concurrent overwrite is noticed. */
+    private byte[] paddingBytes(RingReader reader, long pos) {
+        byte[] before = region.read(reader.offsetOf(pos), LogRecordLayout.ALIGNMENT);
+        RingReader.Entry again = reader.read(pos);
+        byte[] after = region.read(reader.offsetOf(pos), LogRecordLayout.ALIGNMENT);
+        if (again.kind() != RingReader.Kind.PADDING || !Arrays.equals(before, after)) {
+            throw new OutOfSync("mirror " + name + " fell behind: the padding at redo position " + pos
+                    + " was overwritten while it was shipped");
+        }
+        return before;
+    }
+
+    private void writeRun(FabricConnection c, int f, long start, byte[] run) {
+        if (run.length == 0) {
+            return;
+        }
+        long capacity = logs[f].redoReader().capacity();
+        c.write(RegionIds.redo(f), Math.floorMod(start, capacity), run, 0, run.length);
+        bytes.addAndGet(run.length);
+    }
+
+    /** Adds this mirror's counters to a status reply. */
+    void describe(ObjectNode m) {
+        m.put("mirror", name);
+        m.put("phase", phase.name().toLowerCase());
+        m.put("state", ReplicationLayout.stateName(mirrorState));
+        m.put("batches_shipped", batchesShipped());
+        m.put("bytes_shipped", bytesShipped());
+        m.put("copies", copies.get());
+        m.put("ms_since_last_ship", millisSinceLastShip());
+        long maxLag = 0;
+        ArrayNode lag = m.putArray("lag_tx");
+        for (int f = 0; f < logs.length; f++) {
+            long l = lagTransactions(f);
+            maxLag = Math.max(maxLag, l);
+            if (logs[f].currentEpoch() != 0) {
+                lag.addObject().put("frontend", f).put("lag_tx", l);
+            }
+        }
+        m.put("max_lag_tx", maxLag);
+        m.put("problem", problem);
+    }
+
+    private void closeConnection() {
+        FabricConnection c = conn;
+        conn = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // closing a lost connection
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        if (phase != Phase.OUT_OF_SYNC && phase != Phase.REFUSED) {
+            phase = Phase.STOPPED;
+        }
+        closeConnection();
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        fabric.close();
+    }
+
+    /** The mirror fell too far behind for the redo it needs to still be in this backend's ring. */
+    private static final class OutOfSync extends RuntimeException {
+        OutOfSync(String message) {
+            super(message);
+        }
+    }
+}

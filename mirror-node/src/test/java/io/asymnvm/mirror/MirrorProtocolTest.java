@@ -1,0 +1,165 @@
+package io.asymnvm.mirror;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.BackendNode;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.fabric.FabricConnection;
+import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
+import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.ReplicationLayout;
+import io.asymnvm.core.layout.SemanticRecordLayout;
+import io.asymnvm.core.layout.SuperblockLayout;
+import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.testsupport.ShmTempDirFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A mirror's control plane driven message by message over the local fabric (the peer side as a backend's shipper
+ * would drive it): frontends get their semantic ring and FLUSH watermark only; a mirror that is catching up
+ * refuses promotion naming both transaction ids; promotion closes every connection and serves as backend.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MirrorProtocolTest {
+    private static final int FRONTENDS = 2;
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private BackendConfiguration config(String name) {
+        return BackendConfiguration.builder(dir.resolve(name)).size(24L << 20).maxFrontends(FRONTENDS)
+                .semRingCapacity(256L << 10).redoRingCapacity(1L << 20).conclude();
+    }
+
+    /** A mirror of a backend image made and closed here (its superblock is all a mirror needs to format). */
+    private BackendNode mirror() {
+        Superblock sb;
+        try (BackendNode backend = BackendNode.start(config("backend.pm"))) {
+            sb = backend.superblock();
+        }
+        return BackendNode.startMirror(config("mirror.pm"), sb);
+    }
+
+    private static byte[] peerAttach(FabricConnection c, Superblock sb) {
+        return c.call(ReplicationLayout.peerAttach(sb.epoch(), sb.identity(),
+                new byte[ControlMessageLayout.PROOF_LENGTH])).await().bytes();
+    }
+
+    private static long crc(Path file) throws IOException {
+        CRC32C c = new CRC32C();
+        c.update(Files.readAllBytes(file));
+        return c.getValue();
+    }
+
+    private static void awaitState(BackendNode m, int state) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (m.replication().state() != state) {
+            assertTrue(System.nanoTime() < deadline, "state " + m.replication().state() + ", expected " + state);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+    }
+
+    @Test
+    void catchingUpMirrorRefusesPromotionNamingBothTransactionIds() throws IOException {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            ReplicationLayout.PeerReply reply = ReplicationLayout.PeerReply.decode(peerAttach(peer, m.superblock()));
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, reply.state());
+            long[][] entries = new long[FRONTENDS][4];
+            entries[0][3] = 7; // the backend had applied tx 7 when the copy ended; the copy's checkpoint is tx 0
+            peer.call(ReplicationLayout.Replicate.copyDone(entries, new long[slabs]).encode()).await();
+            long before = crc(m.configuration().pmFile());
+            AsymNvmException e = assertThrows(AsymNvmException.class, m::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, e.errorCode(), e.getMessage());
+            assertTrue(e.getMessage().contains("applied tx 0") && e.getMessage().contains("applied tx 7"),
+                    e.getMessage());
+            assertEquals(before, crc(m.configuration().pmFile()), "a refused promotion wrote to the image");
+            assertTrue(m.replication().isMirror());
+        }
+    }
+
+    @Test
+    void frontendOnAMirrorWritesItsSemanticRingAndFlushesItsWatermarkOnly() {
+        try (BackendNode m = mirror(); FabricConnection c = m.localFabric().connect()) {
+            AttachReply reply = AttachReply.decode(c.call(ControlMessageLayout.request(
+                    ControlMessageLayout.KIND_ATTACH, 0, 0)).await().bytes());
+            assertTrue(reply.isMirror());
+            assertEquals(m.superblock().identity(), reply.identity());
+            byte[] record = SemanticRecordLayout.encode(0, 1, 42, new byte[10], 10);
+            c.write(RegionIds.semantic(0), 0, record, 0, record.length).await();
+            long end = LogRecordLayout.alignedLength(record.length);
+            c.flush(end, true).await();
+            byte[] block = c.read(RegionIds.control(0), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+            assertEquals(end, ControlBlockLayout.durableSemTail(block), "the mirror's durable watermark");
+            AsymNvmException past = assertThrows(AsymNvmException.class, () -> c.flush(end + 64, true).await());
+            assertEquals(ErrorCode.BAD_REQUEST, past.errorCode(), "a stamp past the valid records: " + past);
+            for (int region : new int[] {RegionIds.redo(0), RegionIds.HEAP}) {
+                AsymNvmException denied = assertThrows(AsymNvmException.class,
+                        () -> c.write(region, 0, new byte[8], 0, 8).await());
+                assertEquals(ErrorCode.ACCESS_DENIED, denied.errorCode(), denied.getMessage());
+            }
+            AsymNvmException notPrimary = assertThrows(AsymNvmException.class, () -> c.call(
+                    ControlMessageLayout.request(ControlMessageLayout.KIND_RETURN_SLAB, 0, 3)).await());
+            assertEquals(ErrorCode.NOT_PRIMARY, notPrimary.errorCode());
+        }
+    }
+
+    @Test
+    void promotionClosesEveryConnectionAndServesAsBackendUnderTheNextEpoch() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection frontend = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            long epoch = m.replication().epoch();
+            peerAttach(peer, m.superblock());
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
+                    new long[slabs]).encode()).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            frontend.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+
+            assertEquals(epoch + 1, m.promote());
+            for (FabricConnection closed : new FabricConnection[] {peer, frontend}) {
+                AsymNvmException lost = assertThrows(AsymNvmException.class, () -> closed.call(
+                        ControlMessageLayout.request(ControlMessageLayout.KIND_PING, 0, 0)).await());
+                assertEquals(ErrorCode.CONNECTION_LOST, lost.errorCode(), lost.getMessage());
+            }
+            try (FabricConnection again = m.localFabric().connect()) {
+                AttachReply reply = AttachReply.decode(again.call(ControlMessageLayout.request(
+                        ControlMessageLayout.KIND_ATTACH, 1, 0)).await().bytes());
+                assertFalse(reply.isMirror(), "role after promotion");
+                assertEquals(epoch + 1, reply.backendEpoch());
+                byte[] grant = again.call(ControlMessageLayout.request(ControlMessageLayout.KIND_GRANT_SLAB, 1, 0))
+                        .await().bytes();
+                assertEquals(16, grant.length, "a slab grant on the promoted node");
+            }
+            assertEquals(epoch + 1, SuperblockLayout.effectiveEpoch(
+                    new io.asymnvm.core.region.ByteArrayRegion("sb", readFirstPage(m)), m.superblock()));
+        }
+    }
+
+    private static byte[] readFirstPage(BackendNode m) {
+        try (var ch = java.nio.channels.FileChannel.open(m.configuration().pmFile())) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4096);
+            ch.read(b, 0);
+            return b.array();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
