@@ -75,7 +75,11 @@ final class MirrorCluster implements AutoCloseable {
     }
 
     BackendConfiguration config(Path file) {
-        return tuning.apply(BackendConfiguration.builder(file).size(SIZE).port(0).credentials(credentials)
+        return config(file, 0);
+    }
+
+    BackendConfiguration config(Path file, int port) {
+        return tuning.apply(BackendConfiguration.builder(file).size(SIZE).port(port).credentials(credentials)
                 .maxFrontends(4).semRingCapacity(1L << 20).redoRingCapacity(4L << 20))
                 .conclude();
     }
@@ -103,6 +107,16 @@ final class MirrorCluster implements AutoCloseable {
                     sb.epoch() + bump, sb.identity(), sb.createdMillis());
             ch.write(ByteBuffer.wrap(SuperblockLayout.encode(bumped)), 0);
         }
+    }
+
+    /** Stops mirror {@code i}'s node (its frontends see their connections drop). */
+    void stopMirror(int i) {
+        mirrors.get(i).close();
+    }
+
+    /** Starts mirror {@code i}'s node again on its file and port. */
+    void startMirrorAgain(int i, int port) {
+        mirrors.set(i, BackendNode.start(config(mirrorFiles.get(i), port)));
     }
 
     FrontendOptions.Builder options() {

@@ -973,14 +973,29 @@ public final class TransactionEngine implements AutoCloseable {
             }
             try {
                 c.await();
-                if (mirrorFlush != null && !awaitMirrors(mirrorFlush)) {
+            } catch (AsymNvmException e) {
+                if (successor != null && durableTxId >= txId) {
+                    return; // a failover made every posted record durable on the promoted mirror
+                }
+                recoverOrThrow(e, generation);
+                continue;
+            }
+            if (mirrorFlush != null) {
+                boolean all;
+                try {
+                    all = awaitMirrors(mirrorFlush); // a mirror's failure is the mirror's, never the backend's
+                } catch (Superseded s) {
+                    if (durableTxId >= txId) {
+                        return;
+                    }
+                    throw s;
+                }
+                if (!all) {
                     continue; // a mirror was reconnected and its ring re-posted: FLUSH again
                 }
-                roundTrips.incrementAndGet();
-                advanceDurable(covers);
-            } catch (AsymNvmException e) {
-                recoverOrThrow(e, generation);
             }
+            roundTrips.incrementAndGet();
+            advanceDurable(covers);
         }
     }
 
