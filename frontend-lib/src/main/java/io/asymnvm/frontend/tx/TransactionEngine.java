@@ -374,7 +374,14 @@ public final class TransactionEngine implements AutoCloseable {
             }
             commits.incrementAndGet();
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
-                awaitDurable(txId);
+                try {
+                    awaitDurable(txId);
+                } catch (Superseded s) {
+                    // logged here: running it again on the successor would apply it twice (not expected to
+                    // happen: a failover makes every posted record durable before it supersedes this engine)
+                    throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "tx " + txId + " of frontend "
+                            + frontendId + " was logged but its durability is unknown after a failover", s);
+                }
             } else if (txId > lastAsyncTxId) {
                 lastAsyncTxId = txId;
             }
@@ -974,10 +981,14 @@ public final class TransactionEngine implements AutoCloseable {
             try {
                 c.await();
             } catch (AsymNvmException e) {
-                if (successor != null && durableTxId >= txId) {
-                    return; // a failover made every posted record durable on the promoted mirror
+                try {
+                    recoverOrThrow(e, generation);
+                } catch (Superseded s) {
+                    if (durableTxId >= txId) {
+                        return; // a failover made every posted record durable on the promoted mirror
+                    }
+                    throw s;
                 }
-                recoverOrThrow(e, generation);
                 continue;
             }
             if (mirrorFlush != null) {
