@@ -7,7 +7,11 @@ import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,12 +111,30 @@ class FailoverTest {
         }
     }
 
-    @Test
-    void shouldResumeOnThePromotedMirrorWithEveryAcknowledgedTransferAndFenceTheOldEpoch() throws Exception {
-        long seed = 0x5EED_0009L;
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {0x5EED_0009L, 0x5EED_0109L, 0x5EED_0209L})
+    void shouldResumeOnThePromotedMirrorWithEveryAcknowledgedTransferAndFenceTheOldEpoch(long seed)
+            throws Exception {
+        failOverOnce(seed);
+    }
+
+    /** More kill moments (run with {@code -Pslow}). */
+    @Tag("slow")
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("manySeeds")
+    void shouldResumeOnThePromotedMirrorAtManyKillMoments(long seed) throws Exception {
+        failOverOnce(seed);
+    }
+
+    static java.util.stream.LongStream manySeeds() {
+        return java.util.stream.LongStream.range(0, 20).map(i -> 0x5EED_1000L + i);
+    }
+
+    private void failOverOnce(long seed) throws Exception {
         Random random = new Random(seed);
-        try (MirrorCluster cluster = MirrorCluster.start(dir, 1, 1, b -> b)) {
-            Path staleFile = dir.resolve("stale.pm");
+        Path root = dir.resolve(Long.toHexString(seed));
+        try (MirrorCluster cluster = MirrorCluster.start(root, 1, 1, b -> b)) {
+            Path staleFile = root.resolve("stale.pm");
             MirrorCluster.copyImage(cluster.backendFile, staleFile, 0); // the old epoch, same image identity
             SwitchableFabric mirrorAddress = new SwitchableFabric(cluster.fabric(cluster.mirrors.get(0)));
             FrontendOptions options = cluster.options().reconnectTimeoutMillis(300).failoverTimeoutMillis(20_000)
