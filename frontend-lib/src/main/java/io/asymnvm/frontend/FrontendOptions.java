@@ -137,7 +137,8 @@ public final class FrontendOptions {
                 .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
                 .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls)
                 .returnEmptySlabs(returnEmptySlabs).keepAliveMillis(keepAliveMillis)
-                .mirrorReconnectTimeoutMillis(mirrorReconnectTimeoutMillis).failoverTimeoutMillis(failoverTimeoutMillis);
+                .mirrorReconnectTimeoutMillis(mirrorReconnectTimeoutMillis)
+                .failoverTimeoutMillis(failoverTimeoutMillis);
         return b.credentials(file).conclude();
     }
 

@@ -238,4 +238,24 @@ class FailoverTest {
             assertEquals(0, old.writes.get(), "writes to the fenced backend");
         }
     }
+
+    @Test
+    void shouldGiveUpNamingTheMirrorsWhenNoneIsPromoted() {
+        try (MirrorCluster cluster = MirrorCluster.start(dir.resolve("unpromoted"), 1)) { // the mirror keeps epoch 1
+            FrontendOptions options = cluster.options().reconnectTimeoutMillis(300).failoverTimeoutMillis(500)
+                    .conclude();
+            try (AsymNvm nvm = AsymNvm.openWithStandInMirrors(cluster.backendFabric(), cluster.mirrorFabrics(),
+                    FRONTEND, options)) {
+                Cells bank = nvm.transactional(Cells.class, new Cells.Impl());
+                bank.create(ACCOUNTS);
+                bank.set(0, INITIAL);
+                cluster.backend.close();
+                AsymNvmException e = assertThrows(AsymNvmException.class, () -> bank.set(1, INITIAL));
+                assertEquals(ErrorCode.CONNECTION_LOST, e.errorCode());
+                assertTrue(e.getMessage().contains("no SYNC mirror of [mirror-0]"), e.getMessage());
+                assertEquals(0, nvm.stats().failovers());
+                assertThrows(AsymNvmException.class, () -> bank.set(2, INITIAL), "the frontend stays stopped");
+            }
+        }
+    }
 }
