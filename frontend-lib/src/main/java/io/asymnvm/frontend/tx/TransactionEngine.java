@@ -1212,6 +1212,15 @@ public final class TransactionEngine implements AutoCloseable {
         } catch (RuntimeException notConnected) {
             // reconnecting or closed: nothing to keep alive
         }
+        if (mirrors != null) {
+            for (MirrorLinks.Mirror m : mirrors.active()) {
+                try {
+                    m.link().read(RegionIds.control(frontendId), 0, ControlBlockLayout.READ_LENGTH);
+                } catch (RuntimeException notConnected) {
+                    // the next commit reconnects it
+                }
+            }
+        }
     }
 
     private void checkUsable() {
