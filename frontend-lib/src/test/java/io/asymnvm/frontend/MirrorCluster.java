@@ -151,6 +151,23 @@ final class MirrorCluster implements AutoCloseable {
         return area(file, frontendId, true);
     }
 
+    /** The id of the last of the records laid out from ring offset 0 in {@code file} (0 if none), read as posted. */
+    static long lastPostedTxId(Path file, int frontendId) {
+        ByteBuffer b = ByteBuffer.wrap(semanticRing(file, frontendId)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long last = 0;
+        int at = 0;
+        while (at + io.asymnvm.core.layout.SemanticRecordLayout.HEADER_LENGTH <= b.capacity()) {
+            int length = b.getInt(at + io.asymnvm.core.layout.LogRecordLayout.LENGTH_OFFSET);
+            long txId = b.getLong(at + io.asymnvm.core.layout.SemanticRecordLayout.TX_ID_OFFSET);
+            if (length <= 0 || txId != last + 1) {
+                return last;
+            }
+            last = txId;
+            at += io.asymnvm.core.layout.LogRecordLayout.alignedLength(length);
+        }
+        return last;
+    }
+
     /** The durable semantic watermark (stamped by FLUSHes) of frontend {@code frontendId} in {@code file}. */
     static long durableSemTail(Path file, int frontendId) {
         byte[] block = area(file, frontendId, false);

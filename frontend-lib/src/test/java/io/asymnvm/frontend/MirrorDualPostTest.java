@@ -4,6 +4,7 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,5 +160,48 @@ class MirrorDualPostTest {
         assertTrue(e.getMessage().contains("127.0.0.1:70000"), e.getMessage());
         assertThrows(IllegalArgumentException.class,
                 () -> AsymNvm.connect("tcp", "127.0.0.1:1", List.of("127.0.0.1:1"), 0, options));
+    }
+
+    /**
+     * Commit latency with and without one SYNC mirror, in the same run (prints p50s and their ratio; run with
+     * {@code -Pslow}). Both frontends commit to the same backend; the mirrored one also to a stand-in mirror.
+     */
+    @Tag("slow")
+    @Test
+    void shouldReportCommitLatencyWithAndWithoutAMirror() {
+        try (MirrorCluster cluster = MirrorCluster.start(dir, 1)) {
+            try (AsymNvm plain = AsymNvm.open(cluster.backendFabric(), 1, cluster.options().conclude());
+                 AsymNvm mirrored = AsymNvm.openWithStandInMirrors(cluster.backendFabric(), cluster.mirrorFabrics(),
+                         FRONTEND, cluster.options().conclude())) {
+                Cells a = plain.transactional(Cells.class, new Cells.Impl());
+                Cells b = mirrored.transactional(Cells.class, new Cells.Impl());
+                a.create(CELLS);
+                b.create(CELLS);
+                int rounds = 5;
+                int perRound = 500;
+                long[] plainNanos = new long[rounds * perRound];
+                long[] mirroredNanos = new long[rounds * perRound];
+                for (int r = 0; r < rounds; r++) { // interleaved blocks: both see the same machine load
+                    for (int i = 0; i < perRound; i++) {
+                        long t0 = System.nanoTime();
+                        a.set(i % CELLS, i);
+                        plainNanos[r * perRound + i] = System.nanoTime() - t0;
+                    }
+                    for (int i = 0; i < perRound; i++) {
+                        long t0 = System.nanoTime();
+                        b.set(i % CELLS, i);
+                        mirroredNanos[r * perRound + i] = System.nanoTime() - t0;
+                    }
+                }
+                java.util.Arrays.sort(plainNanos);
+                java.util.Arrays.sort(mirroredNanos);
+                long p50Plain = plainNanos[plainNanos.length / 2] / 1000;
+                long p50Mirrored = mirroredNanos[mirroredNanos.length / 2] / 1000;
+                System.out.printf("commit p50: unreplicated %d us, one SYNC mirror %d us, ratio %.2f%n", p50Plain,
+                        p50Mirrored, (double) p50Mirrored / p50Plain);
+                assertEquals(perRound - 1, b.get((perRound - 1) % CELLS));
+                assertEquals(mirrored.stats().commits(), plain.stats().commits());
+            }
+        }
     }
 }

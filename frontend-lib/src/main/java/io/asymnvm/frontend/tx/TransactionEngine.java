@@ -1382,8 +1382,8 @@ public final class TransactionEngine implements AutoCloseable {
             try {
                 cp = m.readCheckpoint();
             } catch (AsymNvmException e) {
-                if (!m.dropped()) {
-                    recoverMirrorOrThrow(m, e, generation);
+                if (!background && !m.dropped()) {
+                    recoverMirrorOrThrow(m, e, generation); // the agent leaves reconnecting to the commits
                 }
                 continue;
             }
@@ -1410,27 +1410,29 @@ public final class TransactionEngine implements AutoCloseable {
                     + ": " + e.detail(), e);
         }
         long start = System.nanoTime();
+        // flushLock only while reconnecting: transactions keep executing and posting (their records are retained
+        // and re-posted below), but no FLUSH can stamp the new session before the re-post
         synchronized (flushLock) {
-            exec.lock();
+            checkUsable();
+            if (m.dropped()) {
+                return;
+            }
+            AttachReply r;
             try {
-                checkUsable();
+                r = m.link().reconnect(failedGeneration);
+            } catch (AsymNvmException x) {
                 if (m.dropped()) {
                     return;
                 }
-                AttachReply r;
-                try {
-                    r = m.link().reconnect(failedGeneration);
-                } catch (AsymNvmException x) {
-                    if (m.dropped()) {
-                        return;
-                    }
-                    throw new AsymNvmException(x.errorCode(), "SYNC mirror " + m.endpoint() + " of frontend "
-                            + frontendId + ": " + x.detail() + "; commits are not acknowledged without it until it "
-                            + "is back or dropped (AsymNvm.dropMirror)", x);
-                }
-                if (r == null) {
-                    return;
-                }
+                throw new AsymNvmException(x.errorCode(), "SYNC mirror " + m.endpoint() + " of frontend "
+                        + frontendId + ": " + x.detail() + "; commits are not acknowledged without it until it "
+                        + "is back or dropped (AsymNvm.dropMirror)", x);
+            }
+            if (r == null) {
+                return;
+            }
+            exec.lock();
+            try {
                 if (mirrors.promoted(r, failover.fence())) {
                     promoteTo(m, r, start, System.nanoTime()); // the mirror serves now: the backend was replaced
                     return;
