@@ -61,9 +61,10 @@ public final class AsymNvm implements AutoCloseable {
         this.ownsFabric = ownsFabric;
         this.ownedMirrorFabrics = List.of();
         this.registry = new MethodRegistry(frontendId);
+        EpochFence fence = new EpochFence(); // refuses a node older than the epoch seen, or a mirror, as backend
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
-                embedded == null ? secretOf(options, frontendId) : null),
-                options, registry);
+                embedded == null ? secretOf(options, frontendId) : null, "backend", fence, false),
+                null, options, registry, new Failover(fence));
         this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
     }
 
