@@ -6,6 +6,9 @@ import io.asymnvm.core.fabric.FabricCounters;
 import io.asymnvm.core.fabric.FabricProviders;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.link.EpochFence;
+import io.asymnvm.frontend.link.MirrorLinks;
+import io.asymnvm.frontend.tx.Failover;
 import io.asymnvm.frontend.tx.ArgumentClasses;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.MethodRegistry;
@@ -22,6 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -46,16 +51,41 @@ public final class AsymNvm implements AutoCloseable {
     private final EmbeddedBackend embedded;
     private final boolean ownsFabric;
     private final NamedRoots namedRoots;
+    /** SYNC mirrors' fabrics this frontend owns (closed with it); empty without mirrors. */
+    private final List<Fabric> ownedMirrorFabrics;
 
     private AsymNvm(Fabric fabric, int frontendId, FrontendOptions options, EmbeddedBackend embedded,
                     boolean ownsFabric) {
         this.fabric = fabric;
         this.embedded = embedded;
         this.ownsFabric = ownsFabric;
+        this.ownedMirrorFabrics = List.of();
         this.registry = new MethodRegistry(frontendId);
+        EpochFence fence = new EpochFence(); // refuses a node older than the epoch seen, or a mirror, as backend
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
-                embedded == null ? secretOf(options, frontendId) : null),
-                options, registry);
+                embedded == null ? secretOf(options, frontendId) : null, "backend", fence, false),
+                null, options, registry, new Failover(fence));
+        this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
+    }
+
+    /** With SYNC mirrors (issue 9): {@code mirrorNames.get(i)} names {@code mirrors.get(i)}. */
+    private AsymNvm(Fabric fabric, String backendName, List<Fabric> mirrors, List<String> mirrorNames,
+                    boolean acceptStandIns, int frontendId, FrontendOptions options, boolean ownsFabrics) {
+        this.fabric = fabric;
+        this.embedded = null;
+        this.ownsFabric = ownsFabrics;
+        this.ownedMirrorFabrics = ownsFabrics ? List.copyOf(mirrors) : List.of();
+        this.registry = new MethodRegistry(frontendId);
+        byte[] secret = secretOf(options, frontendId);
+        EpochFence fence = new EpochFence();
+        List<BackendLink> links = new ArrayList<>();
+        for (int i = 0; i < mirrors.size(); i++) {
+            links.add(new BackendLink(mirrors.get(i), frontendId, options.mirrorReconnectTimeoutMillis(), secret,
+                    mirrorNames.get(i), fence, true));
+        }
+        this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
+                secret, backendName, fence, false), new MirrorLinks(links, acceptStandIns), options, registry,
+                new Failover(fence));
         this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
     }
 
@@ -116,6 +146,108 @@ public final class AsymNvm implements AutoCloseable {
             f.close();
             throw e;
         }
+    }
+
+    /**
+     * A frontend over any fabric with SYNC mirrors (issue 9; the caller keeps ownership of every fabric). Each
+     * mirror is attached at open with the same frontend id and credentials and must replicate the backend's image
+     * (same identity and geometry) and answer as a mirror; otherwise the open fails with a typed error naming
+     * both. Every semantic record is posted to the backend and every mirror, and a commit returns only once it is
+     * durable on all of them (their FLUSHes run in parallel: one round-trip time). If the backend is lost, the
+     * frontend resumes on a mirror promoted to backend. Mirror {@code i} is named {@code "mirror-i"} (see
+     * {@link #dropMirror}). An empty list is a frontend without mirrors.
+     */
+    public static AsymNvm open(Fabric backend, List<Fabric> syncMirrors, int frontendId, FrontendOptions options) {
+        Objects.requireNonNull(syncMirrors, "syncMirrors");
+        if (syncMirrors.isEmpty()) {
+            return open(backend, frontendId, options);
+        }
+        return new AsymNvm(backend, "backend", syncMirrors, indexNames(syncMirrors.size()), false, frontendId,
+                options, false);
+    }
+
+    /**
+     * Tests only: like {@link #open(Fabric, List, int, FrontendOptions)} but takes nodes that answer as a backend
+     * as mirrors (a second backend node serving a byte copy of the backend's image stands in for a mirror).
+     */
+    static AsymNvm openWithStandInMirrors(Fabric backend, List<Fabric> standIns, int frontendId,
+                                          FrontendOptions options) {
+        return new AsymNvm(backend, "backend", standIns, indexNames(standIns.size()), true, frontendId, options,
+                false);
+    }
+
+    private static List<String> indexNames(int n) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            names.add("mirror-" + i);
+        }
+        return names;
+    }
+
+    /**
+     * A frontend attached over the fabric named {@code fabric} ("tcp" or "rdma") to the backend at
+     * {@code backend} ("host:port") with the SYNC mirrors at {@code syncMirrors} ("host:port" each, which also
+     * names them for {@link #dropMirror}); see {@link #open(Fabric, List, int, FrontendOptions)}. The frontend owns
+     * the fabrics.
+     */
+    public static AsymNvm connect(String fabric, String backend, List<String> syncMirrors, int frontendId,
+                                  FrontendOptions options) {
+        Objects.requireNonNull(syncMirrors, "syncMirrors");
+        if (syncMirrors.contains(backend)) {
+            throw new IllegalArgumentException("backend " + backend + " is also listed as a SYNC mirror "
+                    + syncMirrors);
+        }
+        List<Fabric> opened = new ArrayList<>();
+        try {
+            Fabric b = openFabric(fabric, backend, options);
+            opened.add(b);
+            for (String m : syncMirrors) {
+                opened.add(openFabric(fabric, m, options));
+            }
+            return new AsymNvm(b, "backend " + backend, opened.subList(1, opened.size()), syncMirrors, false,
+                    frontendId, options, true);
+        } catch (RuntimeException e) {
+            opened.forEach(Fabric::close);
+            throw e;
+        }
+    }
+
+    private static Fabric openFabric(String fabric, String hostPort, FrontendOptions options) {
+        int colon = hostPort.lastIndexOf(':');
+        int port;
+        try {
+            port = colon <= 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 1 || port > 65_535) {
+            throw new IllegalArgumentException("endpoint '" + hostPort + "' is not host:port with a port in "
+                    + "[1, 65535]");
+        }
+        String host = hostPort.substring(0, colon);
+        if ("tcp".equalsIgnoreCase(fabric.trim())) {
+            return new TcpFabric(host, port, options.tls());
+        }
+        if (options.tls() != null) {
+            throw new IllegalArgumentException("TLS is set in the frontend options but fabric '" + fabric
+                    + "' does not carry it (TLS applies to the tcp fabric only); refusing to connect in the clear");
+        }
+        return FabricProviders.open(fabric, false, host, port, java.util.Map.of());
+    }
+
+    /**
+     * Removes the SYNC mirror {@code endpoint} (its name: "host:port", or "mirror-i" for
+     * {@link #open(Fabric, List, int, FrontendOptions)}) from this frontend's in-sync set: commits proceed without
+     * it from now on, also those waiting for it to come back. Called by an operator or the cluster layer once the
+     * mirror is known dead (a SYNC mirror is never silently skipped). Unknown names are refused naming the set.
+     */
+    public void dropMirror(String endpoint) {
+        engine.current().dropMirror(endpoint);
+    }
+
+    /** The SYNC mirrors in sync now, by name (empty without mirrors). */
+    public List<String> mirrors() {
+        return engine.current().mirrorEndpoints();
     }
 
     /** A frontend over any fabric (the caller keeps ownership of {@code fabric}). */
@@ -269,11 +401,11 @@ public final class AsymNvm implements AutoCloseable {
 
     /** Fabric counters over every connection this frontend used. */
     public FabricCounters.Snapshot counters() {
-        return engine.counters();
+        return engine.current().counters();
     }
 
     public EngineStats stats() {
-        return engine.stats();
+        return engine.current().stats();
     }
 
     /**
@@ -282,12 +414,12 @@ public final class AsymNvm implements AutoCloseable {
      * transactional interface first. Returns what was done (nothing if there was nothing to recover).
      */
     public TransactionEngine.RecoveryReport recover() {
-        return engine.recover();
+        return engine.current().recover();
     }
 
     /** Ships all redo and waits until the backend has applied every committed transaction. */
     public void sync() {
-        engine.sync();
+        engine.current().sync();
     }
 
     /**
@@ -296,17 +428,17 @@ public final class AsymNvm implements AutoCloseable {
      * how many slabs were probed or returned.
      */
     public int returnEmptySlabs() {
-        return engine.returnEmptySlabs();
+        return engine.current().returnEmptySlabs();
     }
 
     public int frontendId() {
-        return engine.frontendId();
+        return engine.current().frontendId();
     }
 
     @Override
     public void close() {
         try {
-            engine.close();
+            engine.current().close();
         } finally {
             releaseTransport();
         }
@@ -318,11 +450,12 @@ public final class AsymNvm implements AutoCloseable {
         } else if (ownsFabric) {
             fabric.close();
         }
+        ownedMirrorFabrics.forEach(Fabric::close);
     }
 
     /** Drops the frontend without flushing or detaching, as a crash of its process would (tests, drills). */
     public void crash() {
-        engine.abandon();
+        engine.current().abandon();
         releaseTransport();
     }
 }

@@ -24,8 +24,13 @@ public final class FrontendOptions {
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
     private final boolean returnEmptySlabs;
     private final long keepAliveMillis;
+    // --- SYNC mirrors and failover (issue 9) ---
+    private final long mirrorReconnectTimeoutMillis;
+    private final long failoverTimeoutMillis;
 
     private FrontendOptions(Builder b) {
+        mirrorReconnectTimeoutMillis = b.mirrorReconnectTimeoutMillis;
+        failoverTimeoutMillis = b.failoverTimeoutMillis;
         tls = b.tls;
         credentials = b.credentials;
         cacheBytes = b.cacheBytes;
@@ -49,6 +54,24 @@ public final class FrontendOptions {
      */
     public long keepAliveMillis() {
         return keepAliveMillis;
+    }
+
+    /**
+     * How long commits wait for an unreachable SYNC mirror to come back (reconnect, re-post its semantic ring)
+     * before they fail with {@code CONNECTION_LOST} naming it; until it is dropped
+     * ({@code AsymNvm.dropMirror}), every later commit waits again. Default 30 s.
+     */
+    public long mirrorReconnectTimeoutMillis() {
+        return mirrorReconnectTimeoutMillis;
+    }
+
+    /**
+     * After the backend stayed unreachable for the reconnect timeout, how long the frontend looks for a SYNC
+     * mirror promoted to backend (newer epoch) to resume on, before it gives up with {@code CONNECTION_LOST}.
+     * Default 30 s; without mirrors it is unused.
+     */
+    public long failoverTimeoutMillis() {
+        return failoverTimeoutMillis;
     }
 
     public static FrontendOptions defaults() {
@@ -113,7 +136,9 @@ public final class FrontendOptions {
                 .pollIntervalMicros(pollIntervalMicros).asyncFlushMicros(asyncFlushMicros)
                 .reconnectTimeoutMillis(reconnectTimeoutMillis).embeddedSizeBytes(embeddedSizeBytes)
                 .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls)
-                .returnEmptySlabs(returnEmptySlabs).keepAliveMillis(keepAliveMillis);
+                .returnEmptySlabs(returnEmptySlabs).keepAliveMillis(keepAliveMillis)
+                .mirrorReconnectTimeoutMillis(mirrorReconnectTimeoutMillis)
+                .failoverTimeoutMillis(failoverTimeoutMillis);
         return b.credentials(file).conclude();
     }
 
@@ -223,7 +248,24 @@ public final class FrontendOptions {
             return this;
         }
 
+        private long mirrorReconnectTimeoutMillis = 30_000;
+        private long failoverTimeoutMillis = 30_000;
+
+        /** See {@link FrontendOptions#mirrorReconnectTimeoutMillis()}. */
+        public Builder mirrorReconnectTimeoutMillis(long v) {
+            mirrorReconnectTimeoutMillis = v;
+            return this;
+        }
+
+        /** See {@link FrontendOptions#failoverTimeoutMillis()}. */
+        public Builder failoverTimeoutMillis(long v) {
+            failoverTimeoutMillis = v;
+            return this;
+        }
+
         public FrontendOptions conclude() {
+            Checks.requireRange("mirror reconnect timeout (ms)", mirrorReconnectTimeoutMillis, 0, 3_600_000);
+            Checks.requireRange("failover timeout (ms)", failoverTimeoutMillis, 0, 3_600_000);
             Checks.requireRange("cache bytes", cacheBytes, 1 << 16, 1L << 40);
             Checks.requireRange("redo batch transactions", redoBatchTransactions, 1, 1 << 20);
             Checks.requireRange("redo batch bytes", redoBatchBytes, 4096, 16 << 20);

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * caller asks for {@link #reconnect(long)} with the generation it saw fail. Counters accumulate across
  * reconnects.
  */
-public final class BackendLink implements AutoCloseable {
+public final class BackendLink implements RingWriter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendLink.class);
 
     private final Fabric fabric;
@@ -34,6 +34,10 @@ public final class BackendLink implements AutoCloseable {
     private volatile java.util.UUID backendIdentity;
     private volatile boolean closed;
     private final byte[] secret;
+    // --- mirrors (issue 9): which node this is, the frontend's epoch fence, and whether it is a SYNC mirror ---
+    private final String endpoint;
+    private final EpochFence fence;
+    private final boolean mirror;
 
     public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis) {
         this(fabric, frontendId, reconnectTimeoutMillis, null);
@@ -44,6 +48,20 @@ public final class BackendLink implements AutoCloseable {
      * answers it ({@link AttachProof}); null attaches without a credential.
      */
     public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis, byte[] secret) {
+        this(fabric, frontendId, reconnectTimeoutMillis, secret, "backend", null, false);
+    }
+
+    /**
+     * A link to {@code endpoint} (a name for messages) whose every attach is checked against {@code fence} (null:
+     * none): a node answering with an epoch older than the highest this frontend has seen is refused with
+     * {@code STALE_EPOCH}. The backend's link ({@code mirror} false) raises the fence to its epoch and refuses a
+     * node that answers as a mirror ({@code NOT_PRIMARY}); a SYNC mirror's link leaves the role to its caller.
+     */
+    public BackendLink(Fabric fabric, int frontendId, long reconnectTimeoutMillis, byte[] secret, String endpoint,
+                       EpochFence fence, boolean mirror) {
+        this.endpoint = endpoint;
+        this.fence = fence;
+        this.mirror = mirror;
         this.secret = secret == null ? null : secret.clone();
         this.fabric = fabric;
         this.frontendId = frontendId;
@@ -80,7 +98,43 @@ public final class BackendLink implements AutoCloseable {
                 ? ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, frontendId, attachEpoch)
                 : ControlMessageLayout.reattachRequest(frontendId, attachEpoch, identity);
         byte[] reply = c.call(request).await().bytes();
-        return AttachReply.decode(reply);
+        AttachReply r = AttachReply.decode(reply);
+        if (fence != null) {
+            if (mirror) {
+                fence.check(r, endpoint);
+            } else if (r.isMirror()) {
+                throw new AsymNvmException(ErrorCode.NOT_PRIMARY, endpoint + " answers frontend " + frontendId
+                        + " as a mirror (backend epoch " + r.backendEpoch() + "), not as the serving backend");
+            } else {
+                fence.observe(r, endpoint);
+            }
+        }
+        return r;
+    }
+
+    /** The name of the node this link reaches, for messages. */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * A new, unopened link to the same node with the same credential and fence, as its backend: what a frontend
+     * resumes on after this mirror was promoted.
+     */
+    public BackendLink asBackend(long reconnectTimeoutMillis) {
+        return new BackendLink(fabric, frontendId, reconnectTimeoutMillis, secret, endpoint, fence, false);
+    }
+
+    /**
+     * Stops this link from any thread, also one in {@link #reconnect} (which then fails at its next attempt
+     * instead of at its timeout): how a dropped mirror releases the commits waiting for it.
+     */
+    public void cancel() {
+        closed = true;
+        FabricConnection c = connection;
+        if (c != null) {
+            c.close();
+        }
     }
 
     /**
@@ -106,7 +160,7 @@ public final class BackendLink implements AutoCloseable {
         long deadline = System.nanoTime() + reconnectTimeoutNanos;
         long backoff = TimeUnit.MILLISECONDS.toNanos(20);
         AsymNvmException last = null;
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && !closed) {
             FabricConnection c = null;
             try {
                 c = fabric.connect();
@@ -150,7 +204,11 @@ public final class BackendLink implements AutoCloseable {
             throw new AsymNvmException(ErrorCode.LIMIT_EXCEEDED, "frontend " + frontendId + " could not re-attach for "
                     + TimeUnit.NANOSECONDS.toMillis(reconnectTimeoutNanos) + " ms: " + last.getMessage(), last);
         }
-        throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "backend unreachable for "
+        if (closed) {
+            throw new AsymNvmException(ErrorCode.CONNECTION_LOST, endpoint + " of frontend " + frontendId
+                    + " was closed while reconnecting");
+        }
+        throw new AsymNvmException(ErrorCode.CONNECTION_LOST, endpoint + " unreachable for "
                 + TimeUnit.NANOSECONDS.toMillis(reconnectTimeoutNanos) + " ms", last);
     }
 

@@ -1,7 +1,7 @@
 package io.asymnvm.frontend.log;
 
 import io.asymnvm.core.layout.LogRecordLayout;
-import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.link.RingWriter;
 
 import java.util.ArrayDeque;
 import java.util.function.LongFunction;
@@ -53,7 +53,7 @@ public final class RingAppender {
      * Posts a record built for its final position (after any padding). The caller checked {@link #fits}.
      * Returns the position just past the record.
      */
-    public long append(BackendLink link, int alignedLength, LongFunction<byte[]> recordAt, long lastTxId) {
+    public long append(RingWriter link, int alignedLength, LongFunction<byte[]> recordAt, long lastTxId) {
         long inRing = Math.floorMod(position, capacity);
         if (inRing + alignedLength > capacity) {
             int span = (int) (capacity - inRing);
@@ -79,7 +79,7 @@ public final class RingAppender {
      * the durable watermark past bytes that are visible on the backend but were never persisted, and a power
      * failure would leave a ring that is invalid before its watermark (issue 7, item 7).
      */
-    public void adopt(BackendLink link, long recordPosition, byte[] raw, long lastTxId, long next) {
+    public void adopt(RingWriter link, long recordPosition, byte[] raw, long lastTxId, long next) {
         if (recordPosition != position) {
             throw new IllegalStateException("adopting a record at " + recordPosition + " but the ring tail is at "
                     + position);
@@ -98,7 +98,7 @@ public final class RingAppender {
     }
 
     /** Writes every retained record again, in order, at its original position. */
-    public int repost(BackendLink link) {
+    public int repost(RingWriter link) {
         for (Retained r : retained) {
             link.write(regionId, Math.floorMod(r.position(), capacity), r.bytes(), r.bytes().length);
         }

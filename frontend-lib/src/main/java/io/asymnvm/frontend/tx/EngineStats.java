@@ -7,9 +7,27 @@ package io.asymnvm.frontend.tx;
  * counts slabs granted to this incarnation, and
  * {@code verifyRoundTrips} the reads of the coherence check mode (0 unless it is on), {@code slabReturns} the
  * empty slabs this incarnation gave back to the backend.
+ *
+ * <p>Failover (SYNC mirrors, issue 9): {@code failovers} counts the times this frontend resumed on a promoted
+ * mirror; for the last one, {@code failoverDetectMillis} is the time from the first failed operation on the old
+ * backend to giving up on it (the reconnect timeout), and {@code failoverResumeMillis} the time from then to
+ * serving again on the promoted mirror (finding it, re-posting the retained semantic records, re-attaching and
+ * re-executing what it had not applied). The other counts start again at a failover (they describe the engine
+ * serving now).
  */
 public record EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
                           long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
                           long redoBatches, long reconnects, long lastTxId, long durableTxId, long appliedTxId,
-                          long slabGrants, long verifyRoundTrips, long slabReturns) {
+                          long slabGrants, long verifyRoundTrips, long slabReturns,
+                          long failovers, long failoverDetectMillis, long failoverResumeMillis) {
+
+    /** Counts of a frontend that never failed over. */
+    public EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
+                       long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
+                       long redoBatches, long reconnects, long lastTxId, long durableTxId, long appliedTxId,
+                       long slabGrants, long verifyRoundTrips, long slabReturns) {
+        this(commits, readOnly, aborts, retries, commitRoundTrips, fetchRoundTrips, controlRoundTrips,
+                backgroundRoundTrips, redoBatches, reconnects, lastTxId, durableTxId, appliedTxId, slabGrants,
+                verifyRoundTrips, slabReturns, 0, 0, 0);
+    }
 }

@@ -15,6 +15,8 @@ import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.alloc.BlockAllocator;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.link.MirrorLinks;
+import io.asymnvm.frontend.link.RingWriter;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.log.RingAppender;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
@@ -54,6 +56,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Redo off the commit path.</b> Redo is shipped as whole batches by count, bytes, age (agent thread) or
  * ring pressure. Every record not yet applied by the backend is retained in DRAM, so a backend restart is
  * survived by reconnecting and writing them again at the same positions (the backend re-reads both rings).
+ *
+ * <p><b>SYNC mirrors</b> (issue 9; {@link MirrorLinks}, {@link Failover}). Each semantic record is posted to the
+ * backend and every mirror at the same position, each durability wait FLUSHes all of them in parallel and returns
+ * only when all completed (one round-trip time), and ring space is released at the minimum checkpoint over all of
+ * them. An unreachable mirror is reconnected (and its ring re-posted) while commits wait, until the mirror
+ * reconnect timeout or until it is dropped. An unreachable backend is replaced by a promoted mirror: the engine is
+ * superseded by a new one attached to it, and calls are redirected. Without mirrors none of this runs: the same
+ * objects, writes and FLUSHes as before.
  *
  * <p>Lock order: {@code flushLock} before {@code exec}.
  */
@@ -120,26 +130,77 @@ public final class TransactionEngine implements AutoCloseable {
     /** Reads made only by the coherence check mode; kept out of every other count. */
     private final AtomicLong verifyReads = new AtomicLong();
 
+    // --- SYNC mirrors and failover (issue 9); mirrors is null without mirrors ---
+    private final MirrorLinks mirrors;
+    /** Where semantic records go: the backend's link, or the backend and every mirror. */
+    private final RingWriter semWriter;
+    private final Failover failover;
+    private MirrorLinks.Flush inflightMirrors;
+    /** The oldest checkpoint over the backend and every mirror: ring space is released up to it. */
+    private volatile long releasedTxId;
+    private long backendSemHead;
+    private long backendRedoHead;
+    /** The engine serving this frontend since a failover; this one then only redirects. */
+    private volatile TransactionEngine successor;
+
+    /** Thrown inside a superseded engine; {@link #execute} and the public calls continue on the successor. */
+    static final class Superseded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient TransactionEngine next;
+
+        Superseded(TransactionEngine next) {
+            super("engine superseded after a failover", null, false, false);
+            this.next = next;
+        }
+    }
+
     /**
      * Attaches through {@code link} and starts the background agent. If the previous incarnation of this frontend
      * left semantic records after the backend's last applied transaction, they are re-executed by
      * {@link #recover()} before the first new transaction runs.
      */
     public TransactionEngine(BackendLink link, FrontendOptions options, MethodRegistry registry) {
+        this(link, null, options, registry, new Failover(null));
+    }
+
+    /**
+     * With SYNC {@code mirrors} (null or empty: none), attached here after the backend and checked against it,
+     * and the frontend's {@code failover} state (shared with the engines that succeed this one).
+     */
+    public TransactionEngine(BackendLink link, MirrorLinks mirrors, FrontendOptions options, MethodRegistry registry,
+                             Failover failover) {
         this.link = link;
+        this.failover = failover;
         this.options = options;
         this.registry = registry;
         this.codec = new ArgumentCodec(registry.argumentClasses());
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
+        if (mirrors != null && !mirrors.isEmpty()) {
+            try {
+                mirrors.open(r, link.endpoint());
+            } catch (RuntimeException e) {
+                link.close();
+                throw e;
+            }
+            this.mirrors = mirrors;
+            this.semWriter = mirrors.semanticWriter(link);
+        } else {
+            this.mirrors = null;
+            this.semWriter = link;
+        }
+        this.backendSemHead = r.semHead();
+        this.backendRedoHead = r.redoHead();
         boolean recovering = r.lastSemTxId() > r.appliedTxId();
         this.pendingRecovery = recovering ? r : null;
         this.pageSize = r.pageSize();
         this.heapSize = r.heapSize();
         long semStart = recovering ? r.semHead() : r.semValidTail();
-        this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), semStart, r.semHead());
+        this.semRing = new RingAppender(RegionIds.semantic(frontendId), r.semCapacity(), semStart,
+                this.mirrors == null ? r.semHead() : this.mirrors.minSemHead(r.semHead()));
         this.redoRing = new RingAppender(RegionIds.redo(frontendId), r.redoCapacity(), r.redoValidTail(),
-                r.redoHead());
+                this.mirrors == null ? r.redoHead() : this.mirrors.minRedoHead(r.redoHead()));
+        this.releasedTxId = this.mirrors == null ? r.appliedTxId() : this.mirrors.minApplied(r.appliedTxId());
         int maxBatch = (int) Math.min(options.redoBatchBytes(), r.redoCapacity() / 4);
         this.redo = new RedoBuffer(maxBatch);
         this.maxArgumentBytes = (int) Math.min(1 << 20, r.semCapacity() / 4) - SemanticRecordLayout.HEADER_LENGTH;
@@ -197,6 +258,31 @@ public final class TransactionEngine implements AutoCloseable {
      * transaction was discarded.
      */
     public Object execute(MethodRegistry.Entry entry, Object[] args) throws Throwable {
+        TransactionEngine e = this;
+        while (true) {
+            try {
+                return e.executeHere(entry, args);
+            } catch (Superseded s) {
+                e = s.next; // not logged here: the call runs on the engine of the promoted mirror
+            }
+        }
+    }
+
+    /** The engine serving this frontend now: this one, or the one that took over at the last failover. */
+    public TransactionEngine current() {
+        TransactionEngine e = this;
+        while (e.successor != null) {
+            e = e.successor;
+        }
+        return e;
+    }
+
+    /** The frontend this engine serves, the same object for an engine and its successors. */
+    public Object lineage() {
+        return failover;
+    }
+
+    private Object executeHere(MethodRegistry.Entry entry, Object[] args) throws Throwable {
         checkUsable();
         if (pendingRecovery != null) {
             recover();
@@ -225,6 +311,9 @@ public final class TransactionEngine implements AutoCloseable {
             long txId = -1;
             exec.lock();
             try {
+                if (successor != null) {
+                    throw new Superseded(successor); // nothing of this attempt is logged: it runs again there
+                }
                 callPages.validate(cache.fetchToken());
                 tx.bind();
                 try {
@@ -285,7 +374,14 @@ public final class TransactionEngine implements AutoCloseable {
             }
             commits.incrementAndGet();
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
-                awaitDurable(txId);
+                try {
+                    awaitDurable(txId);
+                } catch (Superseded s) {
+                    // logged here: running it again on the successor would apply it twice (not expected to
+                    // happen: a failover makes every posted record durable before it supersedes this engine)
+                    throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "tx " + txId + " of frontend "
+                            + frontendId + " was logged but its durability is unknown after a failover", s);
+                }
             } else if (txId > lastAsyncTxId) {
                 lastAsyncTxId = txId;
             }
@@ -348,7 +444,7 @@ public final class TransactionEngine implements AutoCloseable {
             return -1;
         }
         long txId = nextTxId++;
-        long semEnd = semRing.append(link, semLength,
+        long semEnd = semRing.append(semWriter, semLength,
                 pos -> SemanticRecordLayout.encode(pos, txId, entry.hash(), argBytes, argBytes.length), txId);
         for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
             cache.putDirty(p.getKey(), p.getValue(), txId);
@@ -400,7 +496,7 @@ public final class TransactionEngine implements AutoCloseable {
                     + " holds tx " + txId + ", expected " + nextTxId);
         }
         nextTxId++;
-        semRing.adopt(link, record.position(), record.raw(), txId, record.position() + record.raw().length);
+        semRing.adopt(semWriter, record.position(), record.raw(), txId, record.position() + record.raw().length);
         long semEnd = semRing.position();
         for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
             cache.putDirty(p.getKey(), p.getValue(), txId);
@@ -440,7 +536,7 @@ public final class TransactionEngine implements AutoCloseable {
                 exec.lock();
                 try {
                     long span = r.semCapacity() - Math.floorMod(rec.position(), r.semCapacity());
-                    semRing.adopt(link, rec.position(), rec.raw(), owner, rec.position() + span);
+                    semRing.adopt(semWriter, rec.position(), rec.raw(), owner, rec.position() + span);
                 } finally {
                     exec.unlock();
                 }
@@ -736,8 +832,12 @@ public final class TransactionEngine implements AutoCloseable {
      * and returns those whose last writer the backend has applied. Returns the work done.
      */
     public int returnEmptySlabs() {
-        checkUsable();
-        return slabReturns.doWork();
+        try {
+            checkUsable();
+            return slabReturns.doWork();
+        } catch (Superseded s) {
+            return s.next.returnEmptySlabs();
+        }
     }
 
     private void grantSlab() {
@@ -797,6 +897,14 @@ public final class TransactionEngine implements AutoCloseable {
 
     /** A control call outside any transaction (catalog), reconnecting like every other caller. */
     public byte[] controlCall(byte[] request) {
+        try {
+            return controlCallHere(request);
+        } catch (Superseded s) {
+            return s.next.controlCall(request);
+        }
+    }
+
+    private byte[] controlCallHere(byte[] request) {
         checkUsable();
         while (true) {
             long generation = link.generation();
@@ -812,7 +920,7 @@ public final class TransactionEngine implements AutoCloseable {
 
     private void awaitRingSpace() {
         long start = System.nanoTime();
-        long appliedBefore = appliedTxId;
+        long appliedBefore = releasedTxId;
         while (System.nanoTime() - start < SPACE_WAIT_NANOS) {
             exec.lock();
             try {
@@ -824,14 +932,15 @@ public final class TransactionEngine implements AutoCloseable {
                 awaitDurable(posted.txId(), controlRoundTrips);
             }
             pollApplied(false);
-            if (appliedTxId > appliedBefore || posted.txId() == appliedTxId) {
+            if (releasedTxId > appliedBefore || posted.txId() == releasedTxId) {
                 return;
             }
             LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(options.pollIntervalMicros()));
         }
         throw new AsymNvmException(ErrorCode.NO_SPACE, "log rings of frontend " + frontendId
                 + " full and the backend applied nothing for " + TimeUnit.NANOSECONDS.toMillis(SPACE_WAIT_NANOS)
-                + " ms (applied tx " + appliedTxId + ", last tx " + posted.txId() + ")");
+                + " ms (applied tx " + appliedTxId + ", released tx " + releasedTxId + (mirrors == null ? ""
+                : " over the backend and SYNC mirrors " + mirrors.endpoints()) + ", last tx " + posted.txId() + ")");
     }
 
     /** Waits until transaction {@code txId} is durable: the commit point (DESIGN §2 step 3). */
@@ -845,6 +954,7 @@ public final class TransactionEngine implements AutoCloseable {
             Completion c;
             long covers;
             long generation;
+            MirrorLinks.Flush mirrorFlush = null;
             synchronized (flushLock) {
                 if (durableTxId >= txId) {
                     return;
@@ -853,10 +963,15 @@ public final class TransactionEngine implements AutoCloseable {
                     c = inflight;
                     covers = inflightCovers;
                     generation = inflightGeneration;
+                    mirrorFlush = inflightMirrors;
                 } else {
                     Mark m = posted;
                     generation = link.generation();
                     c = link.flush(m.semEnd());
+                    if (mirrors != null) {
+                        mirrorFlush = mirrors.flush(m.semEnd()); // in parallel: still one round-trip time
+                        inflightMirrors = mirrorFlush;
+                    }
                     inflight = c;
                     inflightCovers = m.txId();
                     inflightGeneration = generation;
@@ -865,11 +980,33 @@ public final class TransactionEngine implements AutoCloseable {
             }
             try {
                 c.await();
-                roundTrips.incrementAndGet();
-                advanceDurable(covers);
             } catch (AsymNvmException e) {
-                recoverOrThrow(e, generation);
+                try {
+                    recoverOrThrow(e, generation);
+                } catch (Superseded s) {
+                    if (durableTxId >= txId) {
+                        return; // a failover made every posted record durable on the promoted mirror
+                    }
+                    throw s;
+                }
+                continue;
             }
+            if (mirrorFlush != null) {
+                boolean all;
+                try {
+                    all = awaitMirrors(mirrorFlush); // a mirror's failure is the mirror's, never the backend's
+                } catch (Superseded s) {
+                    if (durableTxId >= txId) {
+                        return;
+                    }
+                    throw s;
+                }
+                if (!all) {
+                    continue; // a mirror was reconnected and its ring re-posted: FLUSH again
+                }
+            }
+            roundTrips.incrementAndGet();
+            advanceDurable(covers);
         }
     }
 
@@ -886,6 +1023,9 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     private void recoverOrThrow(AsymNvmException e, long failedGeneration) {
+        if (successor != null) {
+            throw new Superseded(successor);
+        }
         if (e.errorCode() == ErrorCode.STALE_EPOCH || e.errorCode() == ErrorCode.IDENTITY_MISMATCH) {
             fatal = e; // a newer incarnation attached: never write, flush or reconnect again
             throw e;
@@ -908,9 +1048,13 @@ public final class TransactionEngine implements AutoCloseable {
      * backend has not applied again at its position, before any new record or FLUSH can be posted.
      */
     private void recover(long failedGeneration) {
+        long start = System.nanoTime();
         synchronized (flushLock) {
             exec.lock();
             try {
+                if (successor != null) {
+                    throw new Superseded(successor);
+                }
                 AsymNvmException f = fatal;
                 if (f != null) {
                     throw f; // fenced or abandoned: re-attaching would fence the incarnation that replaced us
@@ -919,6 +1063,10 @@ public final class TransactionEngine implements AutoCloseable {
                 try {
                     r = link.reconnect(failedGeneration);
                 } catch (AsymNvmException e) {
+                    if (mirrors != null && e.errorCode() == ErrorCode.CONNECTION_LOST && running) {
+                        failOver(e, start); // returns once a promoted mirror serves this frontend
+                        return;
+                    }
                     fatal = e;
                     throw e;
                 }
@@ -945,11 +1093,35 @@ public final class TransactionEngine implements AutoCloseable {
             return;
         }
         appliedTxId = applied;
-        semRing.release(applied, semHead);
-        redoRing.release(applied, redoHead);
+        if (mirrors == null) {
+            releasedTxId = applied;
+            semRing.release(applied, semHead);
+            redoRing.release(applied, redoHead);
+            if (applied > durableTxId) {
+                advanceDurable(applied);
+            }
+        } else {
+            backendSemHead = Math.max(backendSemHead, semHead);
+            backendRedoHead = Math.max(backendRedoHead, redoHead);
+            releaseAtMin();
+        }
         cache.unpin(applied, options.verifyCache() ? toVerify::add : null);
-        if (applied > durableTxId) {
-            advanceDurable(applied);
+    }
+
+    /**
+     * Under the exec lock, with mirrors: releases ring space at the oldest checkpoint over the backend and every
+     * in-sync mirror (what a mirror has not applied stays retained and unoverwritten: a promoted mirror
+     * re-executes it), and takes what all of them applied as durable.
+     */
+    private void releaseAtMin() {
+        long min = mirrors.minApplied(appliedTxId);
+        if (min > releasedTxId) {
+            releasedTxId = min;
+        }
+        semRing.release(releasedTxId, mirrors.minSemHead(backendSemHead));
+        redoRing.release(releasedTxId, mirrors.minRedoHead(backendRedoHead));
+        if (releasedTxId > durableTxId) {
+            advanceDurable(releasedTxId);
         }
     }
 
@@ -973,6 +1145,9 @@ public final class TransactionEngine implements AutoCloseable {
             } finally {
                 exec.unlock();
             }
+        }
+        if (mirrors != null) {
+            pollMirrors(background);
         }
         verifyCheckpointed();
     }
@@ -1001,7 +1176,7 @@ public final class TransactionEngine implements AutoCloseable {
                     lastAsyncFlush = now;
                     awaitDurable(lastAsyncTxId, backgroundRoundTrips);
                 }
-                if (posted.txId() > appliedTxId && now - lastPoll >= pollNanos) {
+                if (posted.txId() > releasedTxId && now - lastPoll >= pollNanos) {
                     lastPoll = now;
                     pollApplied(true);
                 }
@@ -1014,6 +1189,8 @@ public final class TransactionEngine implements AutoCloseable {
             } catch (CacheIncoherentException e) {
                 LOG.error("frontend {} stopped: {}", frontendId, e.getMessage());
                 return;
+            } catch (Superseded s) {
+                return; // a failover: the successor's agent serves this frontend
             } catch (AsymNvmException e) {
                 if (fatal != null || !running) {
                     return; // abandoned, fenced or closing: nothing to report
@@ -1035,9 +1212,22 @@ public final class TransactionEngine implements AutoCloseable {
         } catch (RuntimeException notConnected) {
             // reconnecting or closed: nothing to keep alive
         }
+        if (mirrors != null) {
+            for (MirrorLinks.Mirror m : mirrors.active()) {
+                try {
+                    m.link().read(RegionIds.control(frontendId), 0, ControlBlockLayout.READ_LENGTH);
+                } catch (RuntimeException notConnected) {
+                    // the next commit reconnects it
+                }
+            }
+        }
     }
 
     private void checkUsable() {
+        TransactionEngine next = successor;
+        if (next != null) {
+            throw new Superseded(next);
+        }
         AsymNvmException f = fatal;
         if (f instanceof CacheIncoherentException ci) {
             throw ci;
@@ -1053,6 +1243,14 @@ public final class TransactionEngine implements AutoCloseable {
 
     /** Makes everything durable and applied at the backend. */
     public void sync() {
+        try {
+            syncHere();
+        } catch (Superseded s) {
+            s.next.sync();
+        }
+    }
+
+    private void syncHere() {
         long deadline = System.nanoTime() + SPACE_WAIT_NANOS;
         while (true) {
             checkUsable();
@@ -1095,7 +1293,8 @@ public final class TransactionEngine implements AutoCloseable {
         return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
                 reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
-                verifyReads.get(), slabReturns.returned());
+                verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
+                failover.resumeMillis());
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
@@ -1126,6 +1325,9 @@ public final class TransactionEngine implements AutoCloseable {
                 }
             } finally {
                 link.close();
+                if (mirrors != null) {
+                    mirrors.close();
+                }
             }
         }
     }
@@ -1136,5 +1338,241 @@ public final class TransactionEngine implements AutoCloseable {
         fatal = new AsymNvmException(ErrorCode.CONNECTION_LOST, "frontend abandoned");
         LockSupport.unpark(agent);
         link.close();
+        if (mirrors != null) {
+            mirrors.close();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // SYNC mirrors and failover (issue 9)
+    // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Waits for the mirrors' FLUSHes of one durability wait. Returns false if a mirror had to be reconnected
+     * (its ring was re-posted; the caller FLUSHes again); a dropped mirror is not waited for.
+     */
+    private boolean awaitMirrors(MirrorLinks.Flush flush) {
+        MirrorLinks.Mirror[] ms = flush.mirrors();
+        for (int i = 0; i < ms.length; i++) {
+            if (ms[i].dropped()) {
+                continue;
+            }
+            try {
+                Completion c = flush.completions()[i];
+                if (c == null) {
+                    throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "not connected");
+                }
+                c.await();
+            } catch (AsymNvmException e) {
+                if (ms[i].dropped()) {
+                    continue;
+                }
+                recoverMirrorOrThrow(ms[i], e, flush.generations()[i]);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Reads every in-sync mirror's published checkpoint and releases ring space at the minimum. */
+    private void pollMirrors(boolean background) {
+        for (MirrorLinks.Mirror m : mirrors.active()) {
+            long generation = m.link().generation();
+            ControlBlockLayout.Checkpoint cp;
+            try {
+                cp = m.readCheckpoint();
+            } catch (AsymNvmException e) {
+                if (!background && !m.dropped()) {
+                    recoverMirrorOrThrow(m, e, generation); // the agent leaves reconnecting to the commits
+                }
+                continue;
+            }
+            (background ? backgroundRoundTrips : controlRoundTrips).incrementAndGet();
+            exec.lock();
+            try {
+                m.learn(cp.appliedTxId(), cp.semHead(), cp.redoHead());
+                releaseAtMin();
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    /**
+     * A SYNC mirror's operation failed: reconnect it (commits wait, holding the locks, like for the backend) and
+     * re-post every retained semantic record to the new session. Unreachable past the mirror reconnect timeout:
+     * {@code CONNECTION_LOST} naming it, to the committing caller (not fatal: the next commit tries again, and a
+     * dropped mirror is no longer waited for). A mirror that answers as a newly promoted backend is failed over to.
+     */
+    private void recoverMirrorOrThrow(MirrorLinks.Mirror m, AsymNvmException e, long failedGeneration) {
+        if (e.errorCode() != ErrorCode.CONNECTION_LOST && e.errorCode() != ErrorCode.TIMEOUT) {
+            throw new AsymNvmException(e.errorCode(), "SYNC mirror " + m.endpoint() + " of frontend " + frontendId
+                    + ": " + e.detail(), e);
+        }
+        long start = System.nanoTime();
+        // flushLock only while reconnecting: transactions keep executing and posting (their records are retained
+        // and re-posted below), but no FLUSH can stamp the new session before the re-post
+        synchronized (flushLock) {
+            checkUsable();
+            if (m.dropped()) {
+                return;
+            }
+            AttachReply r;
+            try {
+                r = m.link().reconnect(failedGeneration);
+            } catch (AsymNvmException x) {
+                if (m.dropped()) {
+                    return;
+                }
+                throw new AsymNvmException(x.errorCode(), "SYNC mirror " + m.endpoint() + " of frontend "
+                        + frontendId + ": " + x.detail() + "; commits are not acknowledged without it until it "
+                        + "is back or dropped (AsymNvm.dropMirror)", x);
+            }
+            if (r == null) {
+                return;
+            }
+            exec.lock();
+            try {
+                if (mirrors.promoted(r, failover.fence())) {
+                    promoteTo(m, r, start, System.nanoTime()); // the mirror serves now: the backend was replaced
+                    return;
+                }
+                inflight = null;
+                inflightMirrors = null;
+                m.learn(r.appliedTxId(), r.semHead(), r.redoHead());
+                int n = semRing.repost(m.link());
+                releaseAtMin();
+                LOG.info("frontend {} reconnected SYNC mirror {} and re-posted {} semantic records", frontendId,
+                        m.endpoint(), n);
+            } finally {
+                exec.unlock();
+            }
+        }
+    }
+
+    /**
+     * Under {@code flushLock} and {@code exec}: the backend stayed unreachable. Re-attaches the mirrors until one
+     * answers as the serving backend with a newer epoch (see {@link Failover}), then resumes on it; throws
+     * {@code CONNECTION_LOST} (fatal) if none is promoted within the failover timeout.
+     */
+    private void failOver(AsymNvmException cause, long start) {
+        long detected = System.nanoTime();
+        long deadline = detected + TimeUnit.MILLISECONDS.toNanos(options.failoverTimeoutMillis());
+        long backoff = TimeUnit.MILLISECONDS.toNanos(20);
+        LOG.warn("frontend {}: {}; looking for a promoted mirror among {}", frontendId, cause.getMessage(),
+                mirrors.endpoints());
+        while (true) {
+            for (MirrorLinks.Mirror m : mirrors.active()) {
+                AttachReply r;
+                try {
+                    r = m.link().reconnect(m.link().generation()); // a fresh attach tells its role and epoch
+                } catch (AsymNvmException e) {
+                    LOG.info("frontend {}: mirror {} not available for failover: {}", frontendId, m.endpoint(),
+                            e.getMessage());
+                    continue;
+                }
+                if (r == null) {
+                    continue;
+                }
+                if (mirrors.promoted(r, failover.fence())) {
+                    promoteTo(m, r, start, detected);
+                    return;
+                }
+                m.learn(r.appliedTxId(), r.semHead(), r.redoHead());
+                semRing.repost(m.link()); // a new session on a mirror that stays one: it holds our records again
+            }
+            if (System.nanoTime() - deadline > 0) {
+                AsymNvmException e = new AsymNvmException(ErrorCode.CONNECTION_LOST, cause.detail()
+                        + ", and no SYNC mirror of " + mirrors.endpoints() + " answered as a backend newer than "
+                        + "epoch " + failover.fence().highest() + " within " + options.failoverTimeoutMillis()
+                        + " ms", cause);
+                fatal = e;
+                throw e;
+            }
+            LockSupport.parkNanos(backoff);
+            backoff = Math.min(backoff * 2, TimeUnit.MILLISECONDS.toNanos(200));
+        }
+    }
+
+    /**
+     * Under {@code flushLock} and {@code exec}: resumes this frontend on the promoted mirror {@code m}. Every
+     * retained semantic record is written again at its position there and FLUSHed (so every record this frontend
+     * posted is durable on the new backend, and blocked commits return); then a new engine attaches afresh, as a
+     * restarted frontend would, and re-executes what the new backend has not applied. This engine's cache, redo
+     * buffer and retained redo are dropped with it (the new backend has only the redo the old one shipped).
+     */
+    private void promoteTo(MirrorLinks.Mirror m, AttachReply promoted, long start, long detected) {
+        LOG.warn("frontend {}: mirror {} was promoted (epoch {}, applied tx {}); resuming on it", frontendId,
+                m.endpoint(), promoted.backendEpoch(), promoted.appliedTxId());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(options.failoverTimeoutMillis(),
+                1_000));
+        semRing.repost(m.link());
+        m.link().flush(posted.semEnd()).await();
+        advanceDurable(posted.txId());
+        m.link().close();
+        MirrorLinks rest = mirrors.without(m);
+        TransactionEngine next = null;
+        AsymNvmException last = null;
+        while (next == null) {
+            try {
+                next = new TransactionEngine(m.link().asBackend(options.reconnectTimeoutMillis()),
+                        rest.isEmpty() ? null : rest, options, registry, failover);
+            } catch (AsymNvmException e) {
+                boolean transientFailure = e.errorCode() == ErrorCode.CONNECTION_LOST
+                        || e.errorCode() == ErrorCode.TIMEOUT || e.errorCode() == ErrorCode.LIMIT_EXCEEDED;
+                if (!transientFailure || System.nanoTime() - deadline > 0) {
+                    fatal = e;
+                    throw e;
+                }
+                last = e;
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+        }
+        if (last != null) {
+            LOG.info("frontend {}: attach to the promoted mirror retried after {}", frontendId, last.getMessage());
+        }
+        successor = next;
+        running = false;
+        LockSupport.unpark(agent);
+        link.close();
+        try {
+            next.recover(); // eagerly: the re-execution of what the new backend has not applied is part of resuming
+        } catch (RuntimeException e) {
+            LOG.error("frontend {}: recovery on the promoted mirror failed, retried at the next call: {}",
+                    frontendId, e.getMessage());
+        }
+        long now = System.nanoTime();
+        failover.record(detected - start, now - detected);
+        LOG.warn("frontend {} failed over to {} (epoch {}): detection {} ms, resume {} ms", frontendId,
+                m.endpoint(), promoted.backendEpoch(), TimeUnit.NANOSECONDS.toMillis(detected - start),
+                TimeUnit.NANOSECONDS.toMillis(now - detected));
+    }
+
+    /**
+     * Removes the SYNC mirror {@code endpoint} from this frontend's in-sync set (an operator or the cluster
+     * layer decided it is gone): commits stop waiting for it, a reconnect to it in progress is cancelled, and
+     * ring space is no longer held for it.
+     */
+    public void dropMirror(String endpoint) {
+        TransactionEngine e = current();
+        if (e.mirrors == null) {
+            throw new IllegalArgumentException("frontend " + frontendId + " has no SYNC mirror to drop (asked: "
+                    + endpoint + ")");
+        }
+        MirrorLinks.Mirror m = e.mirrors.drop(endpoint);
+        e.exec.lock();
+        try {
+            e.releaseAtMin();
+        } finally {
+            e.exec.unlock();
+        }
+        m.link().close();
+        LOG.warn("frontend {} dropped SYNC mirror {}; in sync now: {}", frontendId, endpoint, e.mirrors.endpoints());
+    }
+
+    /** The endpoints of the SYNC mirrors in sync now (empty without mirrors). */
+    public List<String> mirrorEndpoints() {
+        TransactionEngine e = current();
+        return e.mirrors == null ? List.of() : e.mirrors.endpoints();
     }
 }

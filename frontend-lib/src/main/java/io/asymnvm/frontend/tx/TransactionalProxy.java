@@ -43,7 +43,8 @@ public final class TransactionalProxy implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         MethodRegistry.Entry e = entries.get(method);
-        if (e != null && TransactionContext.active() && TransactionContext.current().engine() != engine) {
+        if (e != null && TransactionContext.active()
+                && TransactionContext.current().engine().lineage() != engine.lineage()) {
             // joining would put this call's writes into another frontend's transaction: its semantic record,
             // its slabs, its recovery. Nothing commits across frontends atomically, so refuse before any effect.
             throw new IllegalStateException("transactional call " + e.signature() + " of frontend "
