@@ -101,7 +101,7 @@ public final class PutsBenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "Invalid value for option '--pm-size': "
                         + e.getMessage());
             }
-            requireRange("--pm-size", pm, PutsBenchConfig.MIN_PM_BYTES / 4, MAX_PM_BYTES);
+            requireRange("--pm-size", pm, PutsBenchConfig.SMALLEST_PM_BYTES, MAX_PM_BYTES);
         }
         PutsBenchConfig config = new PutsBenchConfig(fabric, valueSize, threads, seconds, warmupSeconds, keyCount,
                 hotKeys, dir, pm);

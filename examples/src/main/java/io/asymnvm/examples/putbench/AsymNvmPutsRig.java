@@ -22,6 +22,8 @@ import java.util.Objects;
  */
 final class AsymNvmPutsRig implements AutoCloseable {
     static final String STRUCTURE_NAME = "bench-puts";
+    /** Frontend 0 is the only one: two leave the heap most of a small image (the rings are 20 MiB each). */
+    static final int MAX_FRONTENDS = 2;
     private static final String HOST = "127.0.0.1";
 
     private final PersistCountingRegion region;
@@ -39,7 +41,7 @@ final class AsymNvmPutsRig implements AutoCloseable {
         AsymNvmPutsRig rig = new AsymNvmPutsRig(new PersistCountingRegion(
                 MappedRegion.create(pm, pmBytes, MappedRegion.MapMode.FILE)));
         try {
-            rig.node = BackendNode.start(BackendConfiguration.builder(pm).size(pmBytes)
+            rig.node = BackendNode.start(BackendConfiguration.builder(pm).size(pmBytes).maxFrontends(MAX_FRONTENDS)
                     .port(fabric == FabricKind.TCP ? 0 : -1).conclude(), rig.region);
             rig.region.classify(rig.node.superblock());
             FrontendOptions options = FrontendOptions.builder().credentials(rig.node.credentialsFile()).conclude();
