@@ -9,12 +9,15 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A {@link PersistentRegion} that forwards everything to another region and counts the bytes each
- * {@link #persist} call writes back, by the area of the image they fall in ({@link Kind}): what write amplification
- * is measured from ({@code bench puts}, issue 8 goal 7). Start a node over it with
+ * {@link #persist} call writes back, and the bytes stored by {@code write} calls, by the area of the image they fall
+ * in ({@link Kind}): what write amplification is measured from ({@code bench puts}, issue 8 goal 7). Start a node over it with
  * {@code BackendNode.start(config, new PersistCountingRegion(region))}, then {@link #classify} with the node's
  * superblock; until then every persist counts as {@link Kind#OTHER} (formatting, start-up recovery).
  *
- * <p>A persist is attributed to the area its first byte falls in (no persist of the backend spans two areas).
+ * <p>Persisted bytes are the lengths the backend asks to write back (a replayed heap range is widened to its page
+ * start, and a redo batch is persisted by the frontend's FLUSH and again by the replayer); written bytes are what
+ * reached the media through {@code write} (8-byte stores and zeroing are not counted). A persist or write is
+ * attributed to the area its first byte falls in (no persist of the backend spans two areas).
  * Thread-safe: counters are {@link LongAdder}s, persists come from the replayer, NIC threads and control calls.
  * {@link #close()} closes the wrapped region.
  */
@@ -34,6 +37,7 @@ public final class PersistCountingRegion implements PersistentRegion {
     private final PersistentRegion delegate;
     private final LongAdder[] bytes = new LongAdder[Kind.values().length];
     private final LongAdder[] calls = new LongAdder[Kind.values().length];
+    private final LongAdder[] written = new LongAdder[Kind.values().length];
     private volatile Superblock layout;
 
     public PersistCountingRegion(PersistentRegion delegate) {
@@ -41,6 +45,7 @@ public final class PersistCountingRegion implements PersistentRegion {
         for (int i = 0; i < bytes.length; i++) {
             bytes[i] = new LongAdder();
             calls[i] = new LongAdder();
+            written[i] = new LongAdder();
         }
     }
 
@@ -52,6 +57,11 @@ public final class PersistCountingRegion implements PersistentRegion {
     /** Bytes persisted in {@code kind}'s area so far. */
     public long persistedBytes(Kind kind) {
         return bytes[kind.ordinal()].sum();
+    }
+
+    /** Bytes stored by {@code write} calls in {@code kind}'s area so far. */
+    public long writtenBytes(Kind kind) {
+        return written[kind.ordinal()].sum();
     }
 
     /** Persist calls in {@code kind}'s area so far. */
@@ -105,11 +115,14 @@ public final class PersistCountingRegion implements PersistentRegion {
     @Override
     public void write(long offset, byte[] src, int srcOffset, int length) {
         delegate.write(offset, src, srcOffset, length);
+        written[kindOf(offset).ordinal()].add(length);
     }
 
     @Override
     public void write(long offset, ByteBuffer src) {
+        int length = src.remaining();
         delegate.write(offset, src);
+        written[kindOf(offset).ordinal()].add(length);
     }
 
     @Override

@@ -56,6 +56,8 @@ class PersistCountingRegionTest {
             attach(c, 0);
             long at = grantSlab(c)[1] + 1024;
             Map<Kind, Long> before = snapshot(region);
+            long redoWritten = region.writtenBytes(Kind.REDO);
+            long heapWritten = region.writtenBytes(Kind.HEAP);
 
             byte[] record = batch().write(at, bytes(100, 1)).commit(1).seal(0, 0);
             writeRedo(c, 0, 0, record);
@@ -72,6 +74,8 @@ class PersistCountingRegionTest {
             assertEquals(0L, after.get(Kind.SEMANTIC) - before.get(Kind.SEMANTIC));
             assertTrue(after.get(Kind.OTHER) > before.get(Kind.OTHER), "the checkpoint is persisted");
             assertTrue(region.persistCalls(Kind.HEAP) > 0);
+            assertEquals(record.length, region.writtenBytes(Kind.REDO) - redoWritten, "the WRITE of the batch");
+            assertEquals(100, region.writtenBytes(Kind.HEAP) - heapWritten, "the replayer's store of the write");
         }
     }
 

@@ -78,6 +78,15 @@ final class AsymNvmPutsRig implements AutoCloseable {
         return m;
     }
 
+    /** Bytes written into the image so far (NIC WRITEs, the replayer's stores), by area. */
+    Map<Kind, Long> written() {
+        Map<Kind, Long> m = new EnumMap<>(Kind.class);
+        for (Kind k : Kind.values()) {
+            m.put(k, region.writtenBytes(k));
+        }
+        return m;
+    }
+
     @Override
     public void close() {
         try {

@@ -34,6 +34,7 @@ public final class PutsBenchRun {
             TimedPuts driver = new TimedPuts(c.keys(), c.valueSize(), c.threads());
             PutsPhase asymNvm;
             Map<Kind, Long> persisted = new EnumMap<>(Kind.class);
+            Map<Kind, Long> written = new EnumMap<>(Kind.class);
             progress.accept("AsymNVM over " + c.fabric().cliName() + " ...");
             try (AsymNvmPutsRig rig = AsymNvmPutsRig.start(c.fabric(), dir, c.pmBytes())) {
                 PutStore store = rig.store();
@@ -41,11 +42,14 @@ public final class PutsBenchRun {
                 driver.run(target, c.warmupSeconds(), 1);
                 rig.drain();
                 Map<Kind, Long> before = rig.persisted();
+                Map<Kind, Long> writtenBefore = rig.written();
                 asymNvm = driver.run(target, c.seconds(), 2);
                 rig.drain();
                 Map<Kind, Long> after = rig.persisted();
+                Map<Kind, Long> writtenAfter = rig.written();
                 for (Kind k : Kind.values()) {
                     persisted.put(k, after.get(k) - before.get(k));
+                    written.put(k, writtenAfter.get(k) - writtenBefore.get(k));
                 }
             }
 
@@ -61,7 +65,7 @@ public final class PutsBenchRun {
                 driver.run(mapDbTarget, c.warmupSeconds(), 1);
                 mapDb = driver.run(mapDbTarget, c.seconds(), 2);
             }
-            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted);
+            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted, written);
         } finally {
             ScratchDirectory.delete(dir);
         }

@@ -31,7 +31,8 @@ class PutsBenchCommandTest {
     private static final List<String> KEYS = List.of("fabric", "threads", "value_size", "keys", "hot_keys",
             "seconds", "ops_per_s", "floor_ops_per_s", "mapdb_ops_per_s", "ratio_floor", "ratio_mapdb", "p50_us",
             "p99_us", "floor_p50_us", "mapdb_p50_us", "puts", "logical_bytes", "pm_redo_bytes", "pm_heap_bytes",
-            "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte");
+            "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte",
+            "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte");
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
@@ -85,6 +86,10 @@ class PutsBenchCommandTest {
         // the put's arguments (key and value) travel in the commit record: at least one logical byte each
         assertTrue(v.get("semantic_bytes_per_logical_byte").asDouble() >= 1.0, json);
         assertTrue(v.get("pm_heap_bytes").asLong() >= logical / 2, "the values reach the heap image: " + json);
+        // the replayer stores every value into the heap: at least the value bytes put
+        assertTrue(v.get("pm_written_heap_bytes").asLong() >= puts * 200, json);
+        double stored = v.get("pm_written_bytes_per_logical_byte").asDouble();
+        assertTrue(stored > 1.0 && stored < amplification, json);
 
         try (Stream<Path> left = Files.list(dir)) {
             assertEquals(List.of(), left.toList(), "the run deletes its files");
