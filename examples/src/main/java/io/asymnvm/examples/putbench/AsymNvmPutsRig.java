@@ -8,6 +8,7 @@ import io.asymnvm.core.region.MappedRegion;
 import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.frontend.tx.EngineStats;
 
 import java.nio.file.Path;
 import java.util.EnumMap;
@@ -67,6 +68,11 @@ final class AsymNvmPutsRig implements AutoCloseable {
     void drain() {
         nvm.sync();
         node.awaitReplayed();
+    }
+
+    /** The frontend's counters (commits, round trips waited, redo batches shipped). */
+    EngineStats stats() {
+        return nvm.stats();
     }
 
     /** Bytes the backend persisted so far, by area. */

@@ -19,9 +19,11 @@ import java.util.Objects;
  * amplification on memory written back line by line.
  */
 public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPhase floor, PutsPhase mapDb,
-                              long logicalBytes, Map<Kind, Long> persisted, Map<Kind, Long> written) {
+                              long logicalBytes, Map<Kind, Long> persisted, Map<Kind, Long> written,
+                              PutsEngineCounts engine) {
     public PutsBenchReport {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(engine, "engine");
         persisted = Map.copyOf(persisted);
         written = Map.copyOf(written);
     }
@@ -79,7 +81,10 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 .put("semantic_bytes_per_logical_byte", Json.decimal(perLogicalByte(Kind.SEMANTIC), 4))
                 .put("pm_written_redo_bytes", written.get(Kind.REDO))
                 .put("pm_written_heap_bytes", written.get(Kind.HEAP))
-                .put("pm_written_bytes_per_logical_byte", Json.decimal(writtenBytesPerLogicalByte(), 4)));
+                .put("pm_written_bytes_per_logical_byte", Json.decimal(writtenBytesPerLogicalByte(), 4))
+                .put("commit_round_trips_per_put", Json.decimal(engine.per(engine.commitRoundTrips(), engine.commits()), 4))
+                .put("puts_per_redo_batch", Json.decimal(engine.per(engine.commits(), engine.redoBatches()), 2))
+                .put("retries_per_put", Json.decimal(engine.per(engine.retries(), engine.commits()), 4)));
     }
 
     public String toText() {
@@ -98,6 +103,9 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 perLogicalByte(Kind.HEAP), perLogicalByte(Kind.SEMANTIC), perLogicalByte(Kind.OTHER)));
         b.append(String.format(Locale.ROOT, "  PM bytes stored per logical byte:    %.3f (redo ring and heap image)%n",
                 writtenBytesPerLogicalByte()));
+        b.append(String.format(Locale.ROOT, "  per put: %.3f commit round trips waited, %.4f re-runs; %.1f puts per redo"
+                        + " batch%n", engine.per(engine.commitRoundTrips(), engine.commits()),
+                engine.per(engine.retries(), engine.commits()), engine.per(engine.commits(), engine.redoBatches())));
         return b.toString();
     }
 

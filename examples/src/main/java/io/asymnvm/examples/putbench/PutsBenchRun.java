@@ -2,6 +2,7 @@ package io.asymnvm.examples.putbench;
 
 import io.asymnvm.backend.image.PersistCountingRegion.Kind;
 import io.asymnvm.examples.support.ScratchDirectory;
+import io.asymnvm.frontend.tx.EngineStats;
 
 import java.nio.file.Path;
 import java.util.EnumMap;
@@ -33,6 +34,7 @@ public final class PutsBenchRun {
         try {
             TimedPuts driver = new TimedPuts(c.keys(), c.valueSize(), c.threads());
             PutsPhase asymNvm;
+            PutsEngineCounts engine;
             Map<Kind, Long> persisted = new EnumMap<>(Kind.class);
             Map<Kind, Long> written = new EnumMap<>(Kind.class);
             progress.accept("AsymNVM over " + c.fabric().cliName() + " ...");
@@ -43,10 +45,16 @@ public final class PutsBenchRun {
                 rig.drain();
                 Map<Kind, Long> before = rig.persisted();
                 Map<Kind, Long> writtenBefore = rig.written();
+                EngineStats statsBefore = rig.stats();
                 asymNvm = driver.run(target, c.seconds(), 2);
                 rig.drain();
                 Map<Kind, Long> after = rig.persisted();
                 Map<Kind, Long> writtenAfter = rig.written();
+                EngineStats statsAfter = rig.stats();
+                engine = new PutsEngineCounts(statsAfter.commits() - statsBefore.commits(),
+                        statsAfter.commitRoundTrips() - statsBefore.commitRoundTrips(),
+                        statsAfter.redoBatches() - statsBefore.redoBatches(),
+                        statsAfter.retries() - statsBefore.retries());
                 for (Kind k : Kind.values()) {
                     persisted.put(k, after.get(k) - before.get(k));
                     written.put(k, writtenAfter.get(k) - writtenBefore.get(k));
@@ -65,7 +73,7 @@ public final class PutsBenchRun {
                 driver.run(mapDbTarget, c.warmupSeconds(), 1);
                 mapDb = driver.run(mapDbTarget, c.seconds(), 2);
             }
-            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted, written);
+            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted, written, engine);
         } finally {
             ScratchDirectory.delete(dir);
         }

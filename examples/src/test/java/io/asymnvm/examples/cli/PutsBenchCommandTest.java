@@ -32,7 +32,8 @@ class PutsBenchCommandTest {
             "seconds", "ops_per_s", "floor_ops_per_s", "mapdb_ops_per_s", "ratio_floor", "ratio_mapdb", "p50_us",
             "p99_us", "floor_p50_us", "mapdb_p50_us", "puts", "logical_bytes", "pm_redo_bytes", "pm_heap_bytes",
             "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte",
-            "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte");
+            "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte",
+            "commit_round_trips_per_put", "puts_per_redo_batch", "retries_per_put");
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
@@ -90,6 +91,10 @@ class PutsBenchCommandTest {
         assertTrue(v.get("pm_written_heap_bytes").asLong() >= puts * 200, json);
         double stored = v.get("pm_written_bytes_per_logical_byte").asDouble();
         assertTrue(stored > 1.0 && stored < amplification, json);
+        // a SYNC put waits for about one FLUSH round trip (fewer when group commit shares one)
+        double roundTrips = v.get("commit_round_trips_per_put").asDouble();
+        assertTrue(roundTrips > 0 && roundTrips <= 2.0, json);
+        assertTrue(v.get("puts_per_redo_batch").asDouble() >= 1.0, json);
 
         try (Stream<Path> left = Files.list(dir)) {
             assertEquals(List.of(), left.toList(), "the run deletes its files");
