@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,8 +69,8 @@ public final class PutsBenchCommand implements Callable<Integer> {
             + "(one file system for all three). Default: /dev/shm when writable, else java.io.tmpdir.")
     Path pmDir;
 
-    @Option(names = "--pm-size", description = "Backend PM image size (e.g. 1g). Default: from keys and value "
-            + "size, at least 512m.")
+    @Option(names = "--pm-size", description = "Backend PM image size (e.g. 1g; 128m..1t, and within the free "
+            + "space of --pm-dir). Default: from keys and value size, at least 512m.")
     String pmSize;
 
     @Option(names = "--json", description = "Print one JSON object (ops_per_s, floor_ops_per_s, mapdb_ops_per_s, "
@@ -103,6 +104,13 @@ public final class PutsBenchCommand implements Callable<Integer> {
             }
             requireRange("--pm-size", pm, PutsBenchConfig.SMALLEST_PM_BYTES, MAX_PM_BYTES);
         }
+        long free = usableSpace(dir);
+        long needed = pm + PutsBenchConfig.FLOOR_FILE_BYTES;
+        if (needed > free) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--pm-size': " + pm
+                    + " bytes (and " + PutsBenchConfig.FLOOR_FILE_BYTES + " for the floor's file) exceed the "
+                    + free + " bytes free in " + dir);
+        }
         PutsBenchConfig config = new PutsBenchConfig(fabric, valueSize, threads, seconds, warmupSeconds, keyCount,
                 hotKeys, dir, pm);
         PrintWriter err = spec.commandLine().getErr();
@@ -114,6 +122,15 @@ public final class PutsBenchCommand implements Callable<Integer> {
         out.print(json ? report.toJson() + System.lineSeparator() : report.toText());
         out.flush();
         return 0;
+    }
+
+    private long usableSpace(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--pm-dir': " + dir
+                    + ": cannot read its free space (" + e.getMessage() + ")");
+        }
     }
 
     private void requireRange(String option, long value, long min, long max) {

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * line), so the floor never grows a file.
  */
 final class FloorPuts implements PutTarget {
-    static final int FILE_BYTES = 64 << 20;
+    static final int FILE_BYTES = (int) PutsBenchConfig.FLOOR_FILE_BYTES;
     static final int MAX_RECORD_BYTES = FILE_BYTES / 16;
     private static final int ALIGN = 64;
 

@@ -16,6 +16,8 @@ public record PutsBenchConfig(FabricKind fabric, int valueSize, int threads, int
     public static final int HOT_KEYS = 16;
     /** Smallest PM image the default picks. */
     public static final long MIN_PM_BYTES = 512L << 20;
+    /** Size of the floor's file (a ring of records, see {@code FloorPuts}). */
+    public static final long FLOOR_FILE_BYTES = 64L << 20;
     /** Smallest PM image {@code --pm-size} accepts (two frontends' rings and some slabs). */
     public static final long SMALLEST_PM_BYTES = 128L << 20;
 

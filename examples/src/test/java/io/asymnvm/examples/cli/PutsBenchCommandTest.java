@@ -126,6 +126,8 @@ class PutsBenchCommandTest {
         assertEquals(2, execute("bench", "puts", "--pm-size", "lots"));
         assertEquals(2, execute("bench", "puts", "--pm-size", "1m"));
         assertTrue(err.toString().contains("'--pm-size': 1048576 is outside"), err.toString());
+        assertEquals(2, execute("bench", "puts", "--pm-size", "1t", "--pm-dir", dir.toString()));
+        assertTrue(err.toString().contains("bytes free in " + dir), err.toString());
         assertEquals(2, execute("bench", "puts", "--pm-dir", dir.resolve("missing").toString()));
         assertTrue(err.toString().contains("missing is not a writable directory"), err.toString());
         assertEquals("", out.toString());
