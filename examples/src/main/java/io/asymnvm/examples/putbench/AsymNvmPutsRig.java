@@ -75,6 +75,11 @@ final class AsymNvmPutsRig implements AutoCloseable {
         return nvm.stats();
     }
 
+    /** FLUSHes (and other operations) this frontend has posted. */
+    long flushesPosted() {
+        return nvm.counters().flushes();
+    }
+
     /** Bytes the backend persisted so far, by area. */
     Map<Kind, Long> persisted() {
         Map<Kind, Long> m = new EnumMap<>(Kind.class);

@@ -83,6 +83,7 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 .put("pm_written_heap_bytes", written.get(Kind.HEAP))
                 .put("pm_written_bytes_per_logical_byte", Json.decimal(writtenBytesPerLogicalByte(), 4))
                 .put("commit_round_trips_per_put", Json.decimal(engine.per(engine.commitRoundTrips(), engine.commits()), 4))
+                .put("flushes_per_put", Json.decimal(engine.per(engine.flushes(), engine.commits()), 4))
                 .put("puts_per_redo_batch", Json.decimal(engine.per(engine.commits(), engine.redoBatches()), 2))
                 .put("retries_per_put", Json.decimal(engine.per(engine.retries(), engine.commits()), 4)));
     }
@@ -103,8 +104,9 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 perLogicalByte(Kind.HEAP), perLogicalByte(Kind.SEMANTIC), perLogicalByte(Kind.OTHER)));
         b.append(String.format(Locale.ROOT, "  PM bytes stored per logical byte:    %.3f (redo ring and heap image)%n",
                 writtenBytesPerLogicalByte()));
-        b.append(String.format(Locale.ROOT, "  per put: %.3f commit round trips waited, %.4f re-runs; %.1f puts per redo"
-                        + " batch%n", engine.per(engine.commitRoundTrips(), engine.commits()),
+        b.append(String.format(Locale.ROOT, "  per put: %.3f FLUSHes posted, %.3f commit waits, %.4f re-runs; %.1f puts"
+                        + " per redo batch%n", engine.per(engine.flushes(), engine.commits()),
+                engine.per(engine.commitRoundTrips(), engine.commits()),
                 engine.per(engine.retries(), engine.commits()), engine.per(engine.commits(), engine.redoBatches())));
         return b.toString();
     }

@@ -46,6 +46,7 @@ public final class PutsBenchRun {
                 Map<Kind, Long> before = rig.persisted();
                 Map<Kind, Long> writtenBefore = rig.written();
                 EngineStats statsBefore = rig.stats();
+                long flushesBefore = rig.flushesPosted();
                 asymNvm = driver.run(target, c.seconds(), 2);
                 rig.drain();
                 Map<Kind, Long> after = rig.persisted();
@@ -53,6 +54,7 @@ public final class PutsBenchRun {
                 EngineStats statsAfter = rig.stats();
                 engine = new PutsEngineCounts(statsAfter.commits() - statsBefore.commits(),
                         statsAfter.commitRoundTrips() - statsBefore.commitRoundTrips(),
+                        rig.flushesPosted() - flushesBefore,
                         statsAfter.redoBatches() - statsBefore.redoBatches(),
                         statsAfter.retries() - statsBefore.retries());
                 for (Kind k : Kind.values()) {

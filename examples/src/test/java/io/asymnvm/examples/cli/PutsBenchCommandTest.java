@@ -33,7 +33,7 @@ class PutsBenchCommandTest {
             "p99_us", "floor_p50_us", "mapdb_p50_us", "puts", "logical_bytes", "pm_redo_bytes", "pm_heap_bytes",
             "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte",
             "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte",
-            "commit_round_trips_per_put", "puts_per_redo_batch", "retries_per_put");
+            "commit_round_trips_per_put", "flushes_per_put", "puts_per_redo_batch", "retries_per_put");
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
@@ -94,6 +94,8 @@ class PutsBenchCommandTest {
         // a SYNC put waits for about one FLUSH round trip (fewer when group commit shares one)
         double roundTrips = v.get("commit_round_trips_per_put").asDouble();
         assertTrue(roundTrips > 0 && roundTrips <= 2.0, json);
+        double flushes = v.get("flushes_per_put").asDouble();
+        assertTrue(flushes > 0 && flushes <= 2.0, json);
         assertTrue(v.get("puts_per_redo_batch").asDouble() >= 1.0, json);
 
         try (Stream<Path> left = Files.list(dir)) {
