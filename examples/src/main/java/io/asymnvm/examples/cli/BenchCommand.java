@@ -7,8 +7,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code asymnvm bench}: the group of measurements; it does nothing by itself. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measurements.",
-        subcommands = {CommitBenchCommand.class, MapBenchCommand.class, RecoveryBenchCommand.class,
-                RestartBenchCommand.class})
+        subcommands = {CommitBenchCommand.class, MapBenchCommand.class, PutsBenchCommand.class,
+                RecoveryBenchCommand.class, RestartBenchCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -34,6 +34,15 @@ public final class ScratchDirectory {
         }
     }
 
+    /** Creates a new empty directory named {@code prefix} and a random suffix inside {@code parent}. */
+    public static Path createIn(Path parent, String prefix) {
+        try {
+            return Files.createTempDirectory(parent, prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a scratch directory in " + parent, e);
+        }
+    }
+
     /** Deletes {@code dir} and everything below it; a missing directory is not an error. */
     public static void delete(Path dir) {
         if (dir == null || !Files.exists(dir)) {

@@ -5,14 +5,30 @@ import io.asymnvm.core.layout.RedoBatchLayout;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Collects the physical updates of committed transactions until they are shipped as one redo batch (DESIGN §2
  * step 4): many transactions, each closed by a commit entry, in one WRITE off the commit path. Used under the
  * frontend's execution lock.
+ *
+ * <p><b>Coalescing</b> (issue 8 goal 7). A batch is applied all-or-nothing ({@code RedoBatchLayout}): no reader ever
+ * sees the heap between two of its transactions, only the state after its last one. So a write that repeats an
+ * earlier write of the same batch at the same address with the same length need not be logged twice: its bytes
+ * replace the earlier entry's bytes in place, and the batch shrinks. That is safe exactly when no entry after the
+ * earlier one overlaps its range (then the new bytes are the last ones written to every byte of it, as they would be
+ * if appended); otherwise, or when the earlier entry is more than {@value #COALESCE_SCAN} entries back (the check
+ * stays cheap), the write is appended as usual. Every transaction keeps its commit entry, in order, so the batch's
+ * transaction ids, count and boundaries are unchanged; a transaction whose writes were all coalesced into earlier
+ * entries is a bare commit entry. Redo volume on hot keys drops, and so do the bytes the backend persists.
  */
 public final class RedoBuffer {
+    /** How many later entries a coalescing candidate is checked against, at most. */
+    static final int COALESCE_SCAN = 256;
+
     /** One write of a transaction: heap address and new bytes. */
     public record Write(long address, byte[] data) {
     }
@@ -24,6 +40,14 @@ public final class RedoBuffer {
     private long lastTx;
     private long semanticEnd;
     private long oldestNanos;
+    // write entries of the current batch, in order: heap address, data length, buffer position of the entry
+    private long[] entryAddress = new long[64];
+    private int[] entryLength = new int[64];
+    private int[] entryPosition = new int[64];
+    private int entryCount;
+    private final Map<Long, Integer> lastEntryAt = new HashMap<>();
+    private long coalescedWrites;
+    private long coalescedBytes;
 
     public RedoBuffer(int maxBatchBytes) {
         this.maxBatchBytes = maxBatchBytes;
@@ -80,7 +104,10 @@ public final class RedoBuffer {
             buffer = bigger;
         }
         for (Write w : writes) {
-            RedoBatchLayout.putWriteEntry(buffer, w.address(), w.data(), 0, w.data().length);
+            if (!coalesce(w)) {
+                record(w.address(), w.data().length, buffer.position());
+                RedoBatchLayout.putWriteEntry(buffer, w.address(), w.data(), 0, w.data().length);
+            }
         }
         RedoBatchLayout.putCommitEntry(buffer, txId);
         if (txCount == 0) {
@@ -90,6 +117,56 @@ public final class RedoBuffer {
         txCount++;
         lastTx = txId;
         semanticEnd = semanticEndAfterTx;
+    }
+
+    /**
+     * Writes {@code w}'s bytes over an earlier entry of this batch at the same address and length if no later entry
+     * overlaps that range (see the class comment); returns whether it did.
+     */
+    private boolean coalesce(Write w) {
+        Integer earlier = lastEntryAt.get(w.address());
+        if (earlier == null) {
+            return false;
+        }
+        int e = earlier;
+        int length = w.data().length;
+        if (entryLength[e] != length || entryCount - e - 1 > COALESCE_SCAN) {
+            return false;
+        }
+        long from = w.address();
+        long to = from + length;
+        for (int j = e + 1; j < entryCount; j++) {
+            if (entryAddress[j] < to && from < entryAddress[j] + entryLength[j]) {
+                return false;
+            }
+        }
+        buffer.put(entryPosition[e] + RedoBatchLayout.ENTRY_HEADER_LENGTH, w.data(), 0, length);
+        coalescedWrites++;
+        coalescedBytes += RedoBatchLayout.writeEntryLength(length);
+        return true;
+    }
+
+    private void record(long address, int length, int position) {
+        if (entryCount == entryAddress.length) {
+            entryAddress = Arrays.copyOf(entryAddress, entryCount * 2);
+            entryLength = Arrays.copyOf(entryLength, entryCount * 2);
+            entryPosition = Arrays.copyOf(entryPosition, entryCount * 2);
+        }
+        entryAddress[entryCount] = address;
+        entryLength[entryCount] = length;
+        entryPosition[entryCount] = position;
+        lastEntryAt.put(address, entryCount);
+        entryCount++;
+    }
+
+    /** Writes not logged because a later write of the same batch replaced them in place, since this buffer began. */
+    public long coalescedWrites() {
+        return coalescedWrites;
+    }
+
+    /** Redo bytes those writes would have taken. */
+    public long coalescedBytes() {
+        return coalescedBytes;
     }
 
     public long lastTxId() {
@@ -110,6 +187,8 @@ public final class RedoBuffer {
         buffer.clear();
         buffer.position(RedoBatchLayout.HEADER_LENGTH);
         txCount = 0;
+        entryCount = 0;
+        lastEntryAt.clear();
         return record;
     }
 }
