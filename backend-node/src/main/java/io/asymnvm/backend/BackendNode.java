@@ -147,7 +147,7 @@ public final class BackendNode implements AutoCloseable {
             image.closeAfterFailedStart();
             throw e;
         }
-        LOG.info("{} serving {} ({} free slabs){}", mirror ? "mirror" : "backend", config.pmFile(), image.superblock().slabCount(),
+        LOG.info("backend serving {} ({} free slabs){}", config.pmFile(), image.superblock().slabCount(),
                 tcp == null ? "" : " on " + config.bindHost() + ":" + tcp.port());
     }
 

@@ -25,6 +25,9 @@ import java.util.concurrent.locks.LockSupport;
  * the transaction sequence, stops replay for that frontend only (logged, reported on attach). An invalid batch
  * followed by a valid one is damaged, not incomplete: it quarantines its frontend ({@link RingDamage}).
  *
+ * <p>What may be applied is a {@link ReplayGate}'s decision: on a backend, writes only into the frontend's own
+ * slabs; on a mirror, only what its backend shipped (io.asymnvm.backend.mirror).
+ *
  * <p>Replay is idempotent: a crash after applying but before the checkpoint replays the same batch again
  * with the same absolute bytes. One thread; {@link #doWork()} returns the number of batches applied.
  */
