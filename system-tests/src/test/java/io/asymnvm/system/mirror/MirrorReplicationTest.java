@@ -434,6 +434,13 @@ class MirrorReplicationTest {
                         for (long k = 0; !stop.get() && k < 100_000; k++) {
                             store.put(k % 4000, value(k));
                             committed.incrementAndGet();
+                            // This frontend is not a SYNC one (it does not hold ring space for the mirror), so a
+                            // committer faster than the shipper for a whole ring laps it, and the mirror then needs
+                            // a new copy (by design, see MirrorShipper). On a loaded 2-core CI machine that happened;
+                            // a short pause keeps this test about catching up, not about being lapped.
+                            if (k % 16 == 0) {
+                                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                            }
                         }
                     } catch (Throwable t) {
                         failure.set(t);
