@@ -88,9 +88,11 @@ class AsymNvmCliTest {
         // One round trip per commit. Not exactly 1.0 on every run: now and then the frontend's agent thread
         // learns from its background poll that the backend already applied a transaction (its redo batch was
         // shipped with it) before the committing thread waits, and that commit then waits for no round trip.
-        // Observed: up to ~1 commit in 10^4 on the local fabric. Two round trips per commit would read 2.0.
+        // Observed: up to ~1 commit in 10^4 on the local fabric on a quiet machine, 11 in 10^4 under a load of 17 on
+        // 2 cores (the agent polls more often relative to the commits). Two round trips per commit would read 2.0,
+        // a chain backend -> mirror -> backend too; what this guards is "at most one, nearly always one".
         double roundTrips = values.get("round_trips_per_commit");
-        assertTrue(roundTrips > 0.999 && roundTrips <= 1.0, json);
+        assertTrue(roundTrips > 0.99 && roundTrips <= 1.0, json);
         assertTrue(values.get("commits") > 0, json);
         assertTrue(values.get("commit_p50_us") > 0 && values.get("rtt_p50_us") > 0, json);
         assertTrue(values.get("commit_p99_us") >= values.get("commit_p50_us"), json);
