@@ -26,7 +26,8 @@ import java.util.Locale;
  * @param crcsVerified  superblock, checkpoint slots and ring records whose CRC32C was checked and matched
  */
 public record InspectReport(String file, Superblock superblock, boolean markFile, List<FrontendArea> frontends,
-                            SlabSummary slabs, long crcsVerified, List<String> warnings, List<String> problems) {
+                            SlabSummary slabs, long crcsVerified, List<String> warnings, List<String> problems,
+                            long effectiveEpoch) {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
 
@@ -94,8 +95,10 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
         Superblock sb = superblock;
         StringBuilder b = new StringBuilder();
         line(b, "PM image %s (%,d bytes)", file, sb.fileSize());
-        line(b, "superblock: format %d, identity %s, epoch %d, created %s", SuperblockLayout.FORMAT_VERSION,
-                sb.identity(), sb.epoch(), Instant.ofEpochMilli(sb.createdMillis()));
+        line(b, "superblock: format %d, identity %s, epoch %d%s, created %s", SuperblockLayout.FORMAT_VERSION,
+                sb.identity(), effectiveEpoch, effectiveEpoch > sb.epoch()
+                        ? " (promoted from a mirror; formatted with epoch " + sb.epoch() + ")" : "",
+                Instant.ofEpochMilli(sb.createdMillis()));
         line(b, "  page %d B, %,d slabs of %,d B (heap at %d), slab table at %d", sb.pageSize(), sb.slabCount(),
                 sb.slabSize(), sb.heapOffset(), sb.slabTableOffset());
         line(b, "  %d frontend log areas at %d (stride %,d): semantic ring %,d B, redo ring %,d B",
@@ -201,7 +204,8 @@ public record InspectReport(String file, Superblock superblock, boolean markFile
                 .put("sem_ring_capacity", sb.semRingCapacity())
                 .put("redo_ring_capacity", sb.redoRingCapacity())
                 .put("heap_offset", sb.heapOffset())
-                .put("epoch", sb.epoch())
+                .put("epoch", effectiveEpoch)
+                .put("formatted_epoch", sb.epoch())
                 .put("identity", sb.identity().toString())
                 .put("created_millis", sb.createdMillis());
         ArrayNode areas = root.putArray("frontends");

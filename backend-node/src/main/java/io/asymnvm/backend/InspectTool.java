@@ -282,7 +282,8 @@ public final class InspectTool implements Callable<Integer> {
                 areas.add(readArea(region, sb, f, owners, findings, mark));
             }
             return new InspectReport(absolute.toString(), sb, mark, List.copyOf(areas), slabs, findings.crcs,
-                    List.copyOf(findings.warnings), List.copyOf(findings.problems));
+                    List.copyOf(findings.warnings), List.copyOf(findings.problems),
+                    SuperblockLayout.effectiveEpoch(region, sb)); // a promoted mirror's epoch is outside the CRC
         }
     }
 

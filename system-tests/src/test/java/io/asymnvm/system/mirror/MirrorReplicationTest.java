@@ -312,6 +312,10 @@ class MirrorReplicationTest {
             assertEquals(epoch + 1, ByteBuffer.wrap(read(m.configuration().pmFile(),
                     SuperblockLayout.PROMOTED_EPOCH_OFFSET, 8)).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
                     "the promoted epoch persisted");
+            io.asymnvm.backend.InspectReport inspected = io.asymnvm.backend.InspectTool.inspect(
+                    m.configuration().pmFile());
+            assertEquals(epoch + 1, inspected.effectiveEpoch(), "inspect shows the promoted epoch");
+            assertTrue(inspected.toText().contains("promoted from a mirror"), inspected.toText());
         } finally {
             if (mirror != null) {
                 mirror.close();
