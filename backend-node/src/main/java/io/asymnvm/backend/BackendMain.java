@@ -129,8 +129,22 @@ public final class BackendMain implements Callable<Integer> {
     @Option(names = "--strict-fabric", description = "Refuse to start when the --fabric cannot run here instead of falling back to tcp.")
     boolean strictFabric;
 
-    @Override
-    public Integer call() throws Exception {
+    // ---- cluster on ZooKeeper (issue 9; io.asymnvm.backend.cluster): all four or none ----
+
+    @Option(names = "--zk", paramLabel = "HOST:PORT,...", description = "ZooKeeper of the cluster: the configuration, the backend lease, fencing by epoch.")
+    String zk;
+
+    @Option(names = "--cluster", defaultValue = io.asymnvm.cluster.ClusterOptions.DEFAULT_CLUSTER_NAME, description = "Cluster name (with --zk). Default: ${DEFAULT-VALUE}.")
+    String clusterName;
+
+    @Option(names = "--node-id", description = "This node's id in the cluster (with --zk), [A-Za-z0-9._-]{1,64}.")
+    String nodeId;
+
+    @Option(names = "--lease-ms", defaultValue = "1000", description = "Lease (ZooKeeper session timeout) in ms (with --zk). Default: ${DEFAULT-VALUE}.")
+    int leaseMillis;
+
+    /** The node's configuration from the options, validated completely ({@code conclude}). */
+    BackendConfiguration configuration() {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
                 .serverLimits(serverLimits()).slabQuota(slabQuota)
@@ -141,7 +155,15 @@ public final class BackendMain implements Callable<Integer> {
         if (tlsCert != null || tlsKey != null || tlsClientCa != null) {
             builder.tls(io.asymnvm.core.fabric.tcp.TcpTls.server(tlsCert, tlsKey, tlsClientCa));
         }
-        BackendConfiguration config = builder.insecure(insecure).conclude();
+        return builder.insecure(insecure).conclude();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (zk != null || nodeId != null) {
+            return ClusterBackendMain.run(this, zk, clusterName, nodeId, leaseMillis);
+        }
+        BackendConfiguration config = configuration();
         BackendNode node = BackendNode.start(config);
         FabricProvider.Responder extra;
         try {
