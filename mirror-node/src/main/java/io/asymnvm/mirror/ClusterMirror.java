@@ -5,6 +5,7 @@ import io.asymnvm.backend.cluster.ClusterBackend;
 import io.asymnvm.cluster.BackendGuard;
 import io.asymnvm.cluster.ClusterConfig;
 import io.asymnvm.cluster.ClusterSession;
+import io.asymnvm.cluster.ClusterStore;
 import io.asymnvm.cluster.FailoverCoordinator;
 import io.asymnvm.cluster.FailoverReport;
 import io.asymnvm.cluster.Lease;
@@ -20,6 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A mirror process on the cluster's ZooKeeper (issue 9, items 3 to 5): finds the backend in the configuration,
@@ -40,16 +44,58 @@ public final class ClusterMirror implements AutoCloseable {
     private final MirrorNode mirror;
     private final Lease mirrorLease;
     private final BackendGuard.Fence fence;
+    private final NodeEndpoint endpoint;
+    private final ExecutorService rejoins;
     private volatile FailoverCoordinator coordinator;
     private volatile ClusterBackend backend;
+    private volatile ClusterStore.Watch configWatch;
+    private volatile boolean closed;
 
     private ClusterMirror(ClusterSession session, String selfId, MirrorNode mirror, Lease mirrorLease,
-                          BackendGuard.Fence fence) {
+                          BackendGuard.Fence fence, NodeEndpoint endpoint) {
         this.session = session;
         this.selfId = selfId;
         this.mirror = mirror;
         this.mirrorLease = mirrorLease;
         this.fence = fence;
+        this.endpoint = endpoint;
+        this.rejoins = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "mirror-rejoin-" + selfId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * A mirror whose session expired (its lease lapsed, e.g. a long pause) was dropped from the configuration by the
+     * backend: while it is still a mirror it takes its lease again and rejoins as {@code CATCHING_UP}; the backend
+     * marks it in sync again once its shipper says so. Frontends that dropped it post to it after they reconnect.
+     */
+    private void rejoinLater(String why) {
+        if (closed || backend != null) {
+            return;
+        }
+        try {
+            rejoins.execute(() -> {
+                if (closed || backend != null) {
+                    return;
+                }
+                try {
+                    if (mirrorLease.state() != Lease.State.HELD) {
+                        mirrorLease.reclaim();
+                    }
+                    ClusterConfig c = session.store().read().value();
+                    if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
+                        session.store().update(x -> x.isBackend(selfId) ? x : join(x, endpoint), CAS_TRIES);
+                        LOG.warn("mirror '{}' rejoined the configuration of epoch {} ({})", selfId, c.epoch(), why);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("mirror '{}' could not rejoin yet ({}): {}", selfId, why, e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("mirror '{}' closed", selfId);
+        }
     }
 
     /**
@@ -67,7 +113,12 @@ public final class ClusterMirror implements AutoCloseable {
             throw new AsymNvmException(ErrorCode.STALE_EPOCH, "node '" + selfId + "' is the backend of epoch "
                     + cluster.epoch() + " in the cluster configuration; start it as backend, not as mirror");
         }
-        Lease lease = MirrorLeases.hold(session, selfId, null);
+        ClusterMirror[] self = new ClusterMirror[1];
+        Lease lease = MirrorLeases.hold(session, selfId, (l, state) -> {
+            if (state == Lease.State.LOST && self[0] != null) {
+                self[0].rejoinLater("its lease was lost");
+            }
+        });
         MirrorNode mirror;
         try {
             NodeEndpoint backend = cluster.backend();
@@ -76,11 +127,17 @@ public final class ClusterMirror implements AutoCloseable {
             lease.close();
             throw e;
         }
-        ClusterMirror m = new ClusterMirror(session, selfId, mirror, lease, fence);
+        ClusterMirror m = new ClusterMirror(session, selfId, mirror, lease, fence,
+                new NodeEndpoint(selfId, advertiseHost, mirror.port()));
+        self[0] = m;
         try {
-            NodeEndpoint self = new NodeEndpoint(selfId, advertiseHost, mirror.port());
-            session.store().update(c -> join(c, self), CAS_TRIES);
+            session.store().update(c -> join(c, m.endpoint), CAS_TRIES);
             m.coordinator = FailoverCoordinator.start(session, selfId, m.new MirrorPromotion());
+            m.configWatch = session.store().watch(c -> {
+                if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
+                    m.rejoinLater("the configuration of epoch " + c.epoch() + " does not list it");
+                }
+            });
         } catch (RuntimeException e) {
             m.close();
             throw e;
@@ -93,8 +150,8 @@ public final class ClusterMirror implements AutoCloseable {
     static ClusterConfig join(ClusterConfig c, NodeEndpoint self) {
         MirrorInfo fresh = new MirrorInfo(self, ReplicationMode.SYNC, MirrorState.CATCHING_UP);
         Optional<MirrorInfo> old = c.mirror(self.id());
-        if (old.isPresent() && old.get().equals(fresh)) {
-            return c;
+        if (old.isPresent() && old.get().node().equals(self)) {
+            return c; // listed already (its state is the backend's to set)
         }
         return (old.isPresent() ? c.dropMirror(self.id()) : c).withMirror(fresh);
     }
@@ -153,6 +210,12 @@ public final class ClusterMirror implements AutoCloseable {
     /** Stops watching, releases the leases, closes the node. */
     @Override
     public void close() {
+        closed = true;
+        ClusterStore.Watch w = configWatch;
+        if (w != null) {
+            w.close();
+        }
+        rejoins.shutdownNow();
         FailoverCoordinator c = coordinator;
         if (c != null) {
             c.close();

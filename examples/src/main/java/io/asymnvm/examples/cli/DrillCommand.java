@@ -66,6 +66,16 @@ public final class DrillCommand implements Callable<Integer> {
             + "process's output) for a post-mortem; its path is printed.")
     boolean keep;
 
+    // ---- permanent loss through ZooKeeper (issue 9) ----
+
+    @Option(names = "--permanent", description = "With --kill backend: the backend is lost for good (PM file "
+            + "deleted); its mirror is promoted through an embedded ZooKeeper and a fresh mirror joins.")
+    boolean permanent;
+
+    @Option(names = "--mirrors", defaultValue = "1", description = "SYNC mirrors with --permanent (1 for now). "
+            + "Default: ${DEFAULT-VALUE}.")
+    int mirrors;
+
     @Option(names = "--json", description = "Print one JSON object: iterations, acknowledged, lost, partial, "
             + "violations, recovery_ms_p50, recovery_ms_max (and details).")
     boolean json;
@@ -80,9 +90,15 @@ public final class DrillCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--workload': " + workload
                     + " (only bank is available; btree and hash need the structures module)");
         }
+        if (permanent && target != Drill.Target.BACKEND) {
+            throw new ParameterException(spec.commandLine(), "--permanent applies to --kill backend only");
+        }
+        if (permanent) {
+            requireRange("--mirrors", mirrors, 1, 1);
+        }
         long s = seed != null ? seed : new Random().nextLong();
         Drill.Settings settings = new Drill.Settings(target, iterations, s, accounts, 1000, maxAcks,
-                iterationTimeout, "256m", keep);
+                iterationTimeout, "256m", keep, permanent);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!json) {

@@ -62,9 +62,11 @@ public final class Drill {
      * @param iterationSeconds  deadline of one iteration (start, transfers, kill, restart, recovery, check)
      * @param pmSize            size of the backend's PM file (sparse, in a scratch directory)
      * @param keep              keep the scratch directory (PM file, logs, a transcript of every child's output)
+     * @param permanent         backend kills only: the backend is lost for good (its PM file deleted) and its
+     *                          mirror is promoted through ZooKeeper ({@link #backendLosses})
      */
     public record Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
-                           long iterationSeconds, String pmSize, boolean keep) {
+                           long iterationSeconds, String pmSize, boolean keep, boolean permanent) {
         public Settings {
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(pmSize, "pmSize");
@@ -85,7 +87,7 @@ public final class Drill {
     private final BankOracle oracle;
     private final DrillReport report;
     private final Path dir;
-    private final Path pm;
+    private Path pm;
     private final Path backendLog;
     private final Path workerLog;
     private final int port;
@@ -122,6 +124,8 @@ public final class Drill {
         try {
             if (settings.target() == Target.FRONTEND) {
                 d.frontendKills(onIteration);
+            } else if (settings.permanent()) {
+                d.backendLosses(onIteration);
             } else {
                 d.backendKills(onIteration);
             }
@@ -220,6 +224,100 @@ public final class Drill {
         verifyOnly("the clean close and one more backend SIGKILL after the last iteration");
     }
 
+    // ---- permanent backend loss through ZooKeeper (issue 9, item 7) ----
+
+    /** The frontend waits this long for a lost backend before it looks for a promoted mirror. */
+    static final long CLUSTER_RECONNECT_TIMEOUT_MILLIS = 300;
+    private DrillCluster cluster;
+    private int nodes;
+
+    /** A backend or mirror child with {@code --zk}: its id, PM file, port and process. */
+    private record Node(String id, Path pm, int port, CliProcess proc) {
+    }
+
+    private Node spawnNode(String role, long deadline) {
+        String id = "n" + nodes;
+        Path file = nodes == 0 ? dir.resolve("backend.pm") : dir.resolve(id + ".pm");
+        nodes++;
+        int p = freePort();
+        CliProcess proc = CliProcess.start(role + " " + id, List.of("drill-node", "--role", role, "--pm",
+                file.toString(), "--port", Integer.toString(p), "--size", settings.pmSize(), "--credentials",
+                credentials().toString(), "--zk", cluster.connectString(), "--cluster", DrillCluster.NAME,
+                "--node-id", id, "--lease-ms", Integer.toString(DrillCluster.LEASE_MILLIS)), backendLog,
+                transcript(id));
+        children.add(proc);
+        awaitListening(proc, deadline);
+        return new Node(id, file, p, proc);
+    }
+
+    /**
+     * Permanent backend loss: ZooKeeper in this JVM, backend and mirror as child processes with {@code --zk}, the
+     * worker a frontend from {@code connectCluster}. Each iteration lets the worker acknowledge 1 to
+     * {@code maxAcks} more transfers, SIGKILLs the backend (the worker keeps transferring, so the kill lands at a
+     * random point of a commit) and deletes its PM file; the mirror's failover coordinator promotes it; the
+     * worker must resume on it. Failover time is SIGKILL to the second acknowledgement read after it (the first may
+     * have been printed just before the kill). Then a fresh mirror joins the new backend and must become
+     * IN_SYNC in the configuration; the worker stops cleanly, the drill waits until the new backend's shipper has
+     * no lag, and a new worker connects (posting to the fresh mirror too) and its balances are verified.
+     */
+    private void backendLosses(Runnable onIteration) {
+        cluster = DrillCluster.start(dir.resolve("zookeeper"));
+        long deadline = deadline();
+        Node primary = spawnNode("backend", deadline);
+        backend = primary.proc();
+        Node mirror = spawnNode("mirror", deadline);
+        awaitInSync(mirror, deadline);
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline);
+        for (int i = 1; i <= settings.iterations(); i++) {
+            deadline = deadline();
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtKill = worker.acks;
+            long epoch = cluster.current().epoch();
+            long killed = System.nanoTime();
+            primary.proc().kill();
+            deleteImage(primary.pm());
+            String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
+                    i, primary.id(), primary.proc().pid());
+            String promotedId = mirror.id();
+            cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
+                    + " promoted above epoch " + epoch, deadline);
+            long reconfigured = System.nanoTime();
+            worker.awaitAcks(acksAtKill + 2, deadline);
+            report.failover(killed, reconfigured, worker.lastAckNanos);
+            primary = mirror;
+            backend = primary.proc();
+            pm = primary.pm();
+            inspect(when + ", on the promoted mirror's image");
+            mirror = spawnNode("mirror", deadline);
+            awaitInSync(mirror, deadline);
+            worker.stop(deadline);
+            cluster.awaitNoLag(cluster.current().backend(), deadline);
+            worker = new Worker(false, when + ", promotion of " + promotedId + " and a fresh mirror "
+                    + mirror.id());
+            worker.awaitStartup(deadline);
+            report.iterations++;
+            onIteration.run();
+        }
+        deadline = deadline();
+        worker.stop(deadline);
+        verifyOnly("the clean close after the last iteration");
+    }
+
+    private void awaitInSync(Node mirror, long deadline) {
+        cluster.await(c -> c.mirror(mirror.id()).map(m -> m.inSync()).orElse(false), "mirror " + mirror.id()
+                + " IN_SYNC", deadline);
+    }
+
+    private static void deleteImage(Path file) {
+        try {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".catalog"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the lost backend's image " + file, e);
+        }
+    }
+
     /**
      * Runs {@link InspectTool} over the PM file after a kill: every CRC before the durable watermarks must hold
      * and the slab table must be sane. Read-only, so it is safe beside the running backend of a frontend drill.
@@ -296,7 +394,7 @@ public final class Drill {
 
     /** The credentials file the drill's backend creates beside its PM file (BackendConfiguration's default). */
     private Path credentials() {
-        return pm.toAbsolutePath().resolveSibling(pm.getFileName() + ".credentials");
+        return dir.resolve("backend.pm").toAbsolutePath().resolveSibling("backend.pm.credentials");
     }
 
     /** Starts (or restarts) the backend on the drill's file and port; returns spawn-to-LISTENING millis. */
@@ -364,6 +462,9 @@ public final class Drill {
             }
         } finally {
             killChildren();
+            if (cluster != null) {
+                cluster.close();
+            }
             if (!settings.keep()) {
                 ScratchDirectory.delete(dir);
             }
@@ -392,6 +493,8 @@ public final class Drill {
         long recoveredTransactions;
         long[] balances;
         boolean closed;
+        /** When the drill read the latest ACK ({@link System#nanoTime()}). */
+        long lastAckNanos;
 
         Worker(boolean verifyOnly, String after) {
             this.after = after;
@@ -403,6 +506,10 @@ public final class Drill {
                     "--reconnect-timeout-ms", Long.toString(RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
                     Integer.toString(REDO_BATCH_TRANSACTIONS), "--redo-delay-us",
                     Long.toString(REDO_MAX_DELAY_MICROS), "--credentials", credentials().toString()));
+            if (cluster != null) {
+                args.addAll(List.of("--zk", cluster.connectString(), "--reconnect-timeout-ms",
+                        Long.toString(CLUSTER_RECONNECT_TIMEOUT_MILLIS)));
+            }
             if (verifyOnly) {
                 args.add("--verify-only");
             }
@@ -487,6 +594,7 @@ public final class Drill {
                     oracle.apply(t);
                     report.acknowledged++;
                     acks++;
+                    lastAckNanos = System.nanoTime();
                 }
                 case WorkerProtocol.ABORT -> {
                     Transfer t = answered(f, l);
