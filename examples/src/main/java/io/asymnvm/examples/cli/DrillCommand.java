@@ -72,6 +72,10 @@ public final class DrillCommand implements Callable<Integer> {
             + "deleted); its mirror is promoted through an embedded ZooKeeper and a fresh mirror joins.")
     boolean permanent;
 
+    @Option(names = "--lease-ms", defaultValue = "1000", description = "With --permanent: every node's lease "
+            + "(ZooKeeper session timeout), 100..60000 ms. Default: ${DEFAULT-VALUE}.")
+    int leaseMillis;
+
     @Option(names = "--mirrors", defaultValue = "1", description = "SYNC mirrors with --permanent (1 for now). "
             + "Default: ${DEFAULT-VALUE}.")
     int mirrors;
@@ -95,10 +99,11 @@ public final class DrillCommand implements Callable<Integer> {
         }
         if (permanent) {
             requireRange("--mirrors", mirrors, 1, 1);
+            requireRange("--lease-ms", leaseMillis, 100, 60_000);
         }
         long s = seed != null ? seed : new Random().nextLong();
         Drill.Settings settings = new Drill.Settings(target, iterations, s, accounts, 1000, maxAcks,
-                iterationTimeout, "256m", keep, permanent);
+                iterationTimeout, "256m", keep, permanent, leaseMillis);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!json) {

@@ -64,9 +64,11 @@ public final class Drill {
      * @param keep              keep the scratch directory (PM file, logs, a transcript of every child's output)
      * @param permanent         backend kills only: the backend is lost for good (its PM file deleted) and its
      *                          mirror is promoted through ZooKeeper ({@link #backendLosses})
+     * @param leaseMillis       with {@code permanent}: every node's lease (ZooKeeper session timeout)
      */
     public record Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
-                           long iterationSeconds, String pmSize, boolean keep, boolean permanent) {
+                           long iterationSeconds, String pmSize, boolean keep, boolean permanent,
+                           int leaseMillis) {
         public Settings {
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(pmSize, "pmSize");
@@ -243,7 +245,7 @@ public final class Drill {
         CliProcess proc = CliProcess.start(role + " " + id, List.of("drill-node", "--role", role, "--pm",
                 file.toString(), "--port", Integer.toString(p), "--size", settings.pmSize(), "--credentials",
                 credentials().toString(), "--zk", cluster.connectString(), "--cluster", DrillCluster.NAME,
-                "--node-id", id, "--lease-ms", Integer.toString(DrillCluster.LEASE_MILLIS)), backendLog,
+                "--node-id", id, "--lease-ms", Integer.toString(settings.leaseMillis())), backendLog,
                 transcript(id));
         children.add(proc);
         awaitListening(proc, deadline);
@@ -256,12 +258,13 @@ public final class Drill {
      * {@code maxAcks} more transfers, SIGKILLs the backend (the worker keeps transferring, so the kill lands at a
      * random point of a commit) and deletes its PM file; the mirror's failover coordinator promotes it; the
      * worker must resume on it. Failover time is SIGKILL to the second acknowledgement read after it (the first may
-     * have been printed just before the kill). Then a fresh mirror joins the new backend and must become
+     * have been printed just before the kill), split at the configuration's change (its znode's mtime, kept by
+     * ZooKeeper in this JVM: detection + the promotion's compare-and-set) into reconfigured and resume. Then a fresh mirror joins the new backend and must become
      * IN_SYNC in the configuration; the worker stops cleanly, the drill waits until the new backend's shipper has
      * no lag, and a new worker connects (posting to the fresh mirror too) and its balances are verified.
      */
     private void backendLosses(Runnable onIteration) {
-        cluster = DrillCluster.start(dir.resolve("zookeeper"));
+        cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
         long deadline = deadline();
         Node primary = spawnNode("backend", deadline);
         backend = primary.proc();
@@ -274,23 +277,23 @@ public final class Drill {
             worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
             long acksAtKill = worker.acks;
             long epoch = cluster.current().epoch();
-            long killed = System.nanoTime();
+            long killed = System.currentTimeMillis(); // wall clock: compared with ZooKeeper's mtime below
             primary.proc().kill();
             deleteImage(primary.pm());
             String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
                     i, primary.id(), primary.proc().pid());
             String promotedId = mirror.id();
+            worker.awaitAcks(acksAtKill + 2, deadline); // lines are read as they come: the ACK's time is right
             cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
                     + " promoted above epoch " + epoch, deadline);
-            long reconfigured = System.nanoTime();
-            worker.awaitAcks(acksAtKill + 2, deadline);
-            report.failover(killed, reconfigured, worker.lastAckNanos);
+            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
             primary = mirror;
             backend = primary.proc();
             pm = primary.pm();
             inspect(when + ", on the promoted mirror's image");
             mirror = spawnNode("mirror", deadline);
             awaitInSync(mirror, deadline);
+            requireBackend(primary);
             worker.stop(deadline);
             cluster.awaitNoLag(cluster.current().backend(), deadline);
             worker = new Worker(false, when + ", promotion of " + promotedId + " and a fresh mirror "
@@ -302,6 +305,16 @@ public final class Drill {
         deadline = deadline();
         worker.stop(deadline);
         verifyOnly("the clean close after the last iteration");
+    }
+
+    /** A failover nobody caused (a node's session expired: a pause longer than the lease) ends the drill. */
+    private void requireBackend(Node expected) {
+        io.asymnvm.cluster.ClusterConfig c = cluster.current();
+        if (!c.isBackend(expected.id())) {
+            throw new DrillFailure("the cluster failed over without a kill: backend " + expected.id()
+                    + " was replaced (" + c + "); a node paused longer than its lease of " + settings.leaseMillis()
+                    + " ms (machine overloaded? try a longer --lease-ms)" + expected.proc().logTail());
+        }
     }
 
     private void awaitInSync(Node mirror, long deadline) {
@@ -493,8 +506,8 @@ public final class Drill {
         long recoveredTransactions;
         long[] balances;
         boolean closed;
-        /** When the drill read the latest ACK ({@link System#nanoTime()}). */
-        long lastAckNanos;
+        /** When the drill read the latest ACK (wall clock). */
+        long lastAckMillis;
 
         Worker(boolean verifyOnly, String after) {
             this.after = after;
@@ -503,12 +516,12 @@ public final class Drill {
                     Integer.toString(port), "--frontend-id", Integer.toString(FRONTEND_ID), "--accounts",
                     Integer.toString(settings.accounts()), "--initial-balance",
                     Long.toString(settings.initialBalance()), "--seed", Long.toString(random.nextLong()),
-                    "--reconnect-timeout-ms", Long.toString(RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
+                    "--reconnect-timeout-ms", Long.toString(cluster != null ? CLUSTER_RECONNECT_TIMEOUT_MILLIS
+                            : RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
                     Integer.toString(REDO_BATCH_TRANSACTIONS), "--redo-delay-us",
                     Long.toString(REDO_MAX_DELAY_MICROS), "--credentials", credentials().toString()));
             if (cluster != null) {
-                args.addAll(List.of("--zk", cluster.connectString(), "--reconnect-timeout-ms",
-                        Long.toString(CLUSTER_RECONNECT_TIMEOUT_MILLIS)));
+                args.addAll(List.of("--zk", cluster.connectString()));
             }
             if (verifyOnly) {
                 args.add("--verify-only");
@@ -594,7 +607,7 @@ public final class Drill {
                     oracle.apply(t);
                     report.acknowledged++;
                     acks++;
-                    lastAckNanos = System.nanoTime();
+                    lastAckMillis = System.currentTimeMillis();
                 }
                 case WorkerProtocol.ABORT -> {
                     Transfer t = answered(f, l);

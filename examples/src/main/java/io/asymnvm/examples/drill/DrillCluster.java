@@ -27,7 +27,6 @@ import java.util.function.Predicate;
  */
 final class DrillCluster implements AutoCloseable {
     static final String NAME = "drill";
-    static final int LEASE_MILLIS = 1000;
     private static final long LAG_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final EmbeddedZooKeeper zk;
@@ -41,11 +40,11 @@ final class DrillCluster implements AutoCloseable {
         this.watch = session.store().watch(changes::add);
     }
 
-    static DrillCluster start(Path dir) {
+    static DrillCluster start(Path dir, int leaseMillis) {
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir);
         try {
             return new DrillCluster(zk, ClusterSession.connect(ClusterOptions.of(zk.connectString())
-                    .withClusterName(NAME).withLeaseMillis(LEASE_MILLIS)));
+                    .withClusterName(NAME).withLeaseMillis(leaseMillis)));
         } catch (RuntimeException e) {
             zk.close();
             throw e;
@@ -58,6 +57,15 @@ final class DrillCluster implements AutoCloseable {
 
     ClusterConfig current() {
         return session.store().read().value();
+    }
+
+    /** When the configuration last changed: its znode's mtime (wall clock of ZooKeeper, here this JVM). */
+    long configChangedMillis() {
+        try {
+            return session.curator().checkExists().forPath(session.paths().config()).getMtime();
+        } catch (Exception e) {
+            throw new DrillFailure("cannot read the configuration's mtime: " + e);
+        }
     }
 
     /** Waits until the configuration satisfies {@code condition}; returns it. */

@@ -64,11 +64,11 @@ public final class DrillReport {
         recoveryMillis.add(millis);
     }
 
-    /** One failover ({@link System#nanoTime()} stamps): killed, configuration seen changed, first commit. */
-    void failover(long killedNanos, long reconfiguredNanos, long resumedNanos) {
-        failoverMillis.add((resumedNanos - killedNanos) / 1e6);
-        reconfiguredMillis.add((reconfiguredNanos - killedNanos) / 1e6);
-        resumeMillis.add(Math.max(0, resumedNanos - reconfiguredNanos) / 1e6);
+    /** One failover (wall-clock millis): killed, configuration changed, first commit on the promoted mirror. */
+    void failover(long killedMillis, long reconfiguredMillis, long resumedMillis) {
+        failoverMillis.add((double) (resumedMillis - killedMillis));
+        this.reconfiguredMillis.add((double) (reconfiguredMillis - killedMillis));
+        resumeMillis.add((double) (resumedMillis - reconfiguredMillis));
     }
 
     private static double p50(List<Double> values) {
