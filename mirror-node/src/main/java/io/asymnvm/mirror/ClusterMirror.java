@@ -72,8 +72,9 @@ public final class ClusterMirror implements AutoCloseable {
      * marks it in sync again once its shipper says so. Frontends that dropped it post to it after they reconnect.
      */
     private void rejoinLater(String why) {
-        if (closed || backend != null) {
-            return;
+        if (closed || backend != null
+                || session.curator().getState() != org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+            return; // closing, promoted, or the session was closed by its owner (not lost)
         }
         try {
             rejoins.execute(() -> {
