@@ -129,19 +129,10 @@ public final class BackendMain implements Callable<Integer> {
     @Option(names = "--strict-fabric", description = "Refuse to start when the --fabric cannot run here instead of falling back to tcp.")
     boolean strictFabric;
 
-    // ---- cluster on ZooKeeper (issue 9; io.asymnvm.backend.cluster): all four or none ----
+    // ---- cluster on ZooKeeper (issue 9; io.asymnvm.backend.cluster) ----
 
-    @Option(names = "--zk", paramLabel = "HOST:PORT,...", description = "ZooKeeper of the cluster: the configuration, the backend lease, fencing by epoch.")
-    String zk;
-
-    @Option(names = "--cluster", defaultValue = io.asymnvm.cluster.ClusterOptions.DEFAULT_CLUSTER_NAME, description = "Cluster name (with --zk). Default: ${DEFAULT-VALUE}.")
-    String clusterName;
-
-    @Option(names = "--node-id", description = "This node's id in the cluster (with --zk), [A-Za-z0-9._-]{1,64}.")
-    String nodeId;
-
-    @Option(names = "--lease-ms", defaultValue = "1000", description = "Lease (ZooKeeper session timeout) in ms (with --zk). Default: ${DEFAULT-VALUE}.")
-    int leaseMillis;
+    @CommandLine.Mixin
+    io.asymnvm.backend.cluster.ClusterNodeOptions cluster = new io.asymnvm.backend.cluster.ClusterNodeOptions();
 
     /** The node's configuration from the options, validated completely ({@code conclude}). */
     BackendConfiguration configuration() {
@@ -160,8 +151,8 @@ public final class BackendMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (zk != null || nodeId != null) {
-            return ClusterBackendMain.run(this, zk, clusterName, nodeId, leaseMillis);
+        if (cluster.enabled()) {
+            return ClusterBackendMain.run(this, cluster);
         }
         BackendConfiguration config = configuration();
         BackendNode node = BackendNode.start(config);

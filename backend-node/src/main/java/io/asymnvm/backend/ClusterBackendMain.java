@@ -1,9 +1,9 @@
 package io.asymnvm.backend;
 
 import io.asymnvm.backend.cluster.ClusterBackend;
+import io.asymnvm.backend.cluster.ClusterNodeOptions;
 import io.asymnvm.cluster.ClusterOptions;
 import io.asymnvm.cluster.ClusterSession;
-import io.asymnvm.cluster.NodeEndpoint;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,17 +21,12 @@ final class ClusterBackendMain {
     private ClusterBackendMain() {
     }
 
-    static int run(BackendMain options, String zk, String clusterName, String nodeId, int leaseMillis)
-            throws InterruptedException {
-        if (zk == null || nodeId == null) {
-            throw new IllegalArgumentException("--zk and --node-id go together (got --zk " + zk + ", --node-id "
-                    + nodeId + ")");
-        }
-        NodeEndpoint.requireNodeId("--node-id", nodeId);
+    static int run(BackendMain options, ClusterNodeOptions cluster) throws InterruptedException {
+        ClusterOptions clusterOptions = cluster.options();
+        String nodeId = cluster.nodeId();
         if (!"tcp".equalsIgnoreCase(options.fabric.trim())) {
             throw new IllegalArgumentException("--fabric " + options.fabric + " with --zk: a cluster's nodes serve tcp");
         }
-        ClusterOptions clusterOptions = ClusterOptions.of(zk).withClusterName(clusterName).withLeaseMillis(leaseMillis);
         BackendConfiguration config = options.configuration(); // validated before ZooKeeper or anything is bound
         ClusterSession session = ClusterSession.connect(clusterOptions);
         CountDownLatch stopped = new CountDownLatch(1);

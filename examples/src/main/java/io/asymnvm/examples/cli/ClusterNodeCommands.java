@@ -1,11 +1,11 @@
 package io.asymnvm.examples.cli;
 
 import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.cluster.ClusterNodeOptions;
 import io.asymnvm.cluster.ClusterConfig;
 import io.asymnvm.cluster.ClusterOptions;
 import io.asymnvm.cluster.ClusterSession;
 import io.asymnvm.cluster.MirrorInfo;
-import io.asymnvm.cluster.NodeEndpoint;
 import io.asymnvm.mirror.ClusterMirror;
 
 import java.io.PrintWriter;
@@ -21,21 +21,11 @@ final class ClusterNodeCommands {
     private ClusterNodeCommands() {
     }
 
-    static ClusterOptions options(String zk, String clusterName, int leaseMillis) {
-        if (zk == null) {
-            throw new IllegalArgumentException("--zk HOST:PORT,... is required with --node-id");
-        }
-        return ClusterOptions.of(zk).withClusterName(clusterName).withLeaseMillis(leaseMillis);
-    }
-
     /** {@code mirror --zk ... --node-id ID}: runs until SIGTERM; prints LISTENING, then PROMOTED / FENCED. */
-    static int mirror(BackendConfiguration config, String host, String zk, String clusterName, String nodeId,
-                      int leaseMillis) throws InterruptedException {
-        if (nodeId == null) {
-            throw new IllegalArgumentException("--node-id is required with --zk");
-        }
-        NodeEndpoint.requireNodeId("--node-id", nodeId);
-        ClusterOptions options = options(zk, clusterName, leaseMillis);
+    static int mirror(BackendConfiguration config, String host, ClusterNodeOptions node)
+            throws InterruptedException {
+        ClusterOptions options = node.options();
+        String nodeId = node.nodeId();
         ClusterSession session = ClusterSession.connect(options);
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicInteger status = new AtomicInteger();
@@ -67,8 +57,7 @@ final class ClusterNodeCommands {
 
     /** {@code status --zk ...}: the configuration record (epoch, backend, each mirror's mode and state). */
     static int status(String zk, String clusterName, boolean json, PrintWriter out) {
-        try (ClusterSession session = ClusterSession.connect(options(zk, clusterName,
-                ClusterOptions.DEFAULT_LEASE_MILLIS))) {
+        try (ClusterSession session = ClusterSession.connect(ClusterOptions.of(zk).withClusterName(clusterName))) {
             var v = session.store().read();
             ClusterConfig c = v.value();
             if (json) {

@@ -35,17 +35,8 @@ public final class MirrorCommand implements Callable<Integer> {
 
     // ---- cluster on ZooKeeper (issue 9): the backend comes from the configuration; promoted automatically ----
 
-    @Option(names = "--zk", paramLabel = "HOST:PORT,...", description = "ZooKeeper of the cluster: join its backend, take part in failover.")
-    String zk;
-
-    @Option(names = "--cluster", defaultValue = io.asymnvm.cluster.ClusterOptions.DEFAULT_CLUSTER_NAME, description = "Cluster name (with --zk). Default: ${DEFAULT-VALUE}.")
-    String clusterName;
-
-    @Option(names = "--node-id", description = "This node's id in the cluster (with --zk).")
-    String nodeId;
-
-    @Option(names = "--lease-ms", defaultValue = "1000", description = "Lease (ZooKeeper session timeout) in ms (with --zk). Default: ${DEFAULT-VALUE}.")
-    int leaseMillis;
+    @picocli.CommandLine.Mixin
+    io.asymnvm.backend.cluster.ClusterNodeOptions cluster = new io.asymnvm.backend.cluster.ClusterNodeOptions();
 
     @Option(names = "--credentials", paramLabel = "FILE", description = "The backend's credentials file (frontend secrets and the replication secret). Default: the PM file's path + .credentials.")
     Path credentials;
@@ -58,8 +49,8 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (zk != null || nodeId != null) {
-            return ClusterNodeCommands.mirror(config(), host, zk, clusterName, nodeId, leaseMillis);
+        if (cluster.enabled()) {
+            return ClusterNodeCommands.mirror(config(), host, cluster);
         }
         if (backend == null) {
             throw new IllegalArgumentException("--backend HOST:PORT is required without --zk");

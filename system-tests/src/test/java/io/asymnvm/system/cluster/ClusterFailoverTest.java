@@ -1,7 +1,6 @@
 package io.asymnvm.system.cluster;
 
 import io.asymnvm.backend.BackendConfiguration;
-import io.asymnvm.cluster.ClusterConfig;
 import io.asymnvm.cluster.ClusterOptions;
 import io.asymnvm.cluster.ClusterSession;
 import io.asymnvm.cluster.EmbeddedZooKeeper;
@@ -27,12 +26,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -79,7 +76,8 @@ class ClusterFailoverTest {
                      ClusterMirror mirror = ClusterMirror.start(mirrorSession, "m1",
                              BackendConfiguration.builder(dir.resolve("m1.pm")).port(0).bindHost("127.0.0.1")
                                      .credentials(credentials).conclude(), "127.0.0.1", (c, why) -> { })) {
-                    await(observer, c -> c.mirror("m1").map(m -> m.inSync()).orElse(false), "m1 IN_SYNC");
+                    ClusterWaits.await(observer, c -> c.mirror("m1").map(m -> m.inSync()).orElse(false),
+                            "m1 IN_SYNC");
                     runBankAcrossFailover(zk, observer, backend, backendPm, mirror, credentials);
                 }
                 Files.move(stale, backendPm); // its PM file was deleted with it: the old image comes back
@@ -128,7 +126,7 @@ class ClusterFailoverTest {
                 backend.kill(); // SIGKILL: no detach, no lease release
                 Files.delete(backendPm); // lost for good
                 atKill = acknowledged.get();
-                await(observer, c -> c.epoch() == 2 && c.isBackend("m1"), "m1 promoted at epoch 2");
+                ClusterWaits.await(observer, c -> c.epoch() == 2 && c.isBackend("m1"), "m1 promoted at epoch 2");
                 awaitCount(acknowledged, atKill + 200, tellers);
             } finally {
                 stop.set(true);
@@ -171,21 +169,6 @@ class ClusterFailoverTest {
         return ClusterOptions.of(zk.connectString()).withClusterName(CLUSTER).withLeaseMillis(LEASE_MILLIS);
     }
 
-    /** Waits (bounded) until the configuration satisfies {@code condition}, through a watch. */
-    private static void await(ClusterSession s, Predicate<ClusterConfig> condition, String what)
-            throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicReference<ClusterConfig> last = new AtomicReference<>();
-        try (var w = s.store().watch(c -> {
-            last.set(c);
-            if (condition.test(c)) {
-                done.countDown();
-            }
-        })) {
-            assertTrue(done.await(WAIT_SECONDS, TimeUnit.SECONDS), () -> "timed out waiting for " + what
-                    + "; configuration " + last.get());
-        }
-    }
 
     private static void awaitCount(AtomicLong count, long target, List<Teller> tellers) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);

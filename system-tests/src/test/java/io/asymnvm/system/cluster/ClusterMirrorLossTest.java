@@ -17,10 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,7 +52,8 @@ class ClusterMirrorLossTest {
                 ClusterSession mirrorSession = ClusterSession.connect(options(zk));
                 ClusterMirror mirror = ClusterMirror.start(mirrorSession, "m1", node("m1"), "127.0.0.1",
                         (c, why) -> { });
-                await(backendSession, c -> c.mirror("m1").map(m -> m.inSync()).orElse(false), "m1 IN_SYNC");
+                ClusterWaits.await(backendSession, c -> c.mirror("m1").map(m -> m.inSync()).orElse(false),
+                        "m1 IN_SYNC");
                 String m1 = "127.0.0.1:" + mirror.port();
                 FrontendOptions options = FrontendOptions.builder().credentials(dir.resolve("cluster.credentials"))
                         .reconnectTimeoutMillis(300).conclude();
@@ -86,7 +84,8 @@ class ClusterMirrorLossTest {
                 try (ClusterSession freshSession = ClusterSession.connect(options(zk));
                      ClusterMirror fresh = ClusterMirror.start(freshSession, "m2", node("m2"), "127.0.0.1",
                              (c, why) -> { })) {
-                    await(backendSession, c -> c.mirror("m2").map(m -> m.inSync()).orElse(false), "m2 IN_SYNC");
+                    ClusterWaits.await(backendSession, c -> c.mirror("m2").map(m -> m.inSync()).orElse(false),
+                            "m2 IN_SYNC");
                     try (AsymNvm nvm = AsymNvm.connectCluster(zk.connectString(), CLUSTER, 1, options)) {
                         assertEquals(List.of("127.0.0.1:" + fresh.port()), nvm.mirrors());
                         Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
@@ -106,20 +105,5 @@ class ClusterMirrorLossTest {
 
     private static ClusterOptions options(EmbeddedZooKeeper zk) {
         return ClusterOptions.of(zk.connectString()).withClusterName(CLUSTER).withLeaseMillis(3000);
-    }
-
-    private static void await(ClusterSession s, Predicate<ClusterConfig> condition, String what)
-            throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicReference<ClusterConfig> last = new AtomicReference<>();
-        try (var w = s.store().watch(c -> {
-            last.set(c);
-            if (condition.test(c)) {
-                done.countDown();
-            }
-        })) {
-            assertTrue(done.await(60, TimeUnit.SECONDS), () -> "timed out waiting for " + what + "; configuration "
-                    + last.get());
-        }
     }
 }
