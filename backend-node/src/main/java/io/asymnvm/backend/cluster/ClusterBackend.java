@@ -178,6 +178,7 @@ public final class ClusterBackend implements AutoCloseable {
                 if (!live.contains(m.id()) && !leaseExists(m.id())) {
                     session.store().update(c -> c.mirror(m.id()).isPresent() && c.isBackend(selfId)
                             ? c.dropMirror(m.id()) : c, CAS_TRIES);
+                    node.replication().removeMirror(m.node().address()); // a fresh mirror gets a new shipper
                     LOG.warn("mirror {} lost its lease: dropped from the configuration of epoch {}", m.node(),
                             config.epoch());
                     continue;

@@ -35,7 +35,7 @@ public final class DrillCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--kill", required = true, converter = TargetConverter.class,
-            description = "Process to kill: frontend or backend.")
+            description = "Process to kill: frontend, backend, or mirror (a SYNC mirror of a cluster on ZooKeeper).")
     Drill.Target target;
 
     @Option(names = "--iterations", defaultValue = "20", description = "Kills (1.." + MAX_ITERATIONS
@@ -97,7 +97,7 @@ public final class DrillCommand implements Callable<Integer> {
         if (permanent && target != Drill.Target.BACKEND) {
             throw new ParameterException(spec.commandLine(), "--permanent applies to --kill backend only");
         }
-        if (permanent) {
+        if (permanent || target == Drill.Target.MIRROR) {
             requireRange("--mirrors", mirrors, 1, 1);
             requireRange("--lease-ms", leaseMillis, 100, 60_000);
         }
@@ -149,7 +149,7 @@ public final class DrillCommand implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("'" + value + "' is not a process to kill "
-                    + "(expected frontend or backend)");
+                    + "(expected frontend, backend or mirror)");
         }
     }
 }

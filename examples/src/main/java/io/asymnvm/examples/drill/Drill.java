@@ -48,7 +48,9 @@ import java.util.concurrent.TimeUnit;
 public final class Drill {
     /** Which process the drill kills. */
     public enum Target {
-        FRONTEND, BACKEND;
+        FRONTEND, BACKEND,
+        /** A SYNC mirror of a cluster on ZooKeeper (always permanent: a fresh mirror replaces it). */
+        MIRROR;
 
         public String cliName() {
             return name().toLowerCase(Locale.ROOT);
@@ -126,6 +128,8 @@ public final class Drill {
         try {
             if (settings.target() == Target.FRONTEND) {
                 d.frontendKills(onIteration);
+            } else if (settings.target() == Target.MIRROR) {
+                d.mirrorLosses(onIteration);
             } else if (settings.permanent()) {
                 d.backendLosses(onIteration);
             } else {
@@ -315,6 +319,50 @@ public final class Drill {
                     + " was replaced (" + c + "); a node paused longer than its lease of " + settings.leaseMillis()
                     + " ms (machine overloaded? try a longer --lease-ms)" + expected.proc().logTail());
         }
+    }
+
+    /**
+     * SYNC mirror loss: each iteration SIGKILLs the mirror and deletes its image while the worker commits; the
+     * worker's commits wait until the backend drops the mirror from the configuration (its lease lapsed) and the
+     * worker's frontend drops it too, then go on (the worker must acknowledge two more transfers); a fresh mirror
+     * joins and must become IN_SYNC; the worker reconnects to include it and its balances are verified.
+     */
+    private void mirrorLosses(Runnable onIteration) {
+        cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
+        long deadline = deadline();
+        Node primary = spawnNode("backend", deadline);
+        backend = primary.proc();
+        Node mirror = spawnNode("mirror", deadline);
+        awaitInSync(mirror, deadline);
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline);
+        for (int i = 1; i <= settings.iterations(); i++) {
+            deadline = deadline();
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtKill = worker.acks;
+            long killed = System.currentTimeMillis();
+            mirror.proc().kill();
+            deleteImage(mirror.pm());
+            String lostId = mirror.id();
+            String when = String.format(Locale.ROOT, "iteration %d (SYNC mirror %s pid %d SIGKILLed, PM file "
+                    + "deleted)", i, lostId, mirror.proc().pid());
+            worker.awaitAcks(acksAtKill + 2, deadline); // commits went on without it
+            cluster.await(c -> c.mirror(lostId).isEmpty(), "mirror " + lostId + " dropped", deadline);
+            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
+            requireBackend(primary);
+            mirror = spawnNode("mirror", deadline);
+            awaitInSync(mirror, deadline);
+            requireBackend(primary);
+            worker.stop(deadline);
+            cluster.awaitNoLag(cluster.current().backend(), deadline);
+            worker = new Worker(false, when + " and a fresh mirror " + mirror.id());
+            worker.awaitStartup(deadline);
+            report.iterations++;
+            onIteration.run();
+        }
+        deadline = deadline();
+        worker.stop(deadline);
+        verifyOnly("the clean close after the last iteration");
     }
 
     private void awaitInSync(Node mirror, long deadline) {

@@ -146,9 +146,9 @@ public final class DrillReport {
                 .put("partial", partial)
                 .put("violations", violations.size());
         if (!failoverMillis.isEmpty()) {
-            // SIGKILL of the backend to the first commit on the promoted mirror; split at the moment the drill saw
-            // the configuration name it (detection + promotion's compare-and-set) and the rest (promotion's
-            // serving step + the frontend's resume)
+            // backend: SIGKILL to the first commit on the promoted mirror, split at the configuration's change
+            // (detection + promotion's compare-and-set) and the rest (serving step + the frontend's resume);
+            // mirror: SIGKILL to the first commit without it, split at the configuration dropping it
             o.put("failover_ms_p50", Json.decimal(failoverMillisP50(), 3))
                     .put("failover_ms_max", Json.decimal(failoverMillisMax(), 3))
                     .put("reconfigured_ms_p50", Json.decimal(p50(reconfiguredMillis), 3))
@@ -187,9 +187,10 @@ public final class DrillReport {
                 target == Drill.Target.FRONTEND ? String.format(Locale.ROOT, "; %,d transactions re-executed",
                         recoveredTransactions) : ""));
         if (!failoverMillis.isEmpty()) {
-            b.append(String.format(Locale.ROOT, "  failover (SIGKILL to the first commit on the promoted mirror): "
+            b.append(String.format(Locale.ROOT, "  failover (SIGKILL to the first commit %s): "
                     + "p50 %.1f ms, max %.1f ms; configuration changed after p50 %.1f ms, frontend resumed %.1f ms "
-                    + "later (p50)%n", failoverMillisP50(), failoverMillisMax(), p50(reconfiguredMillis),
+                    + "later (p50)%n", target == Drill.Target.MIRROR ? "without the mirror" : "on the promoted mirror",
+                    failoverMillisP50(), failoverMillisMax(), p50(reconfiguredMillis),
                     p50(resumeMillis)));
         }
         b.append(String.format(Locale.ROOT, "  violations: %d%n", violations.size()));

@@ -54,6 +54,23 @@ class PermanentLossDrillTest {
         System.out.println("permanent-loss drill: " + json);
     }
 
+    /** SYNC mirror losses: the configuration drops it, commits go on, a fresh mirror joins (run with -Pslow). */
+    @org.junit.jupiter.api.Tag("slow")
+    @Test
+    @Timeout(150)
+    void shouldDropALostMirrorCommitWithoutItAndAddAFreshOne() {
+        int code = execute("drill", "--kill", "mirror", "--mirrors", "1", "--iterations", "2", "--seed", "22",
+                "--max-acks", "150", "--lease-ms", "3000", "--json");
+        String json = out.toString().strip();
+        assertEquals(0, code, json + "\n" + err);
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(json);
+        assertEquals(2.0, v.get("iterations"), json);
+        assertEquals(0.0, v.get("lost"), json);
+        assertEquals(0.0, v.get("partial"), json);
+        assertEquals(0.0, v.get("violations"), json);
+        assertTrue(v.get("verifications") >= 4.0, json);
+    }
+
     @Test
     @Timeout(30)
     void badPermanentDrillOptionsShouldBeUsageErrors() {
