@@ -129,8 +129,13 @@ public final class BackendMain implements Callable<Integer> {
     @Option(names = "--strict-fabric", description = "Refuse to start when the --fabric cannot run here instead of falling back to tcp.")
     boolean strictFabric;
 
-    @Override
-    public Integer call() throws Exception {
+    // ---- cluster on ZooKeeper (issue 9; io.asymnvm.backend.cluster) ----
+
+    @CommandLine.Mixin
+    io.asymnvm.backend.cluster.ClusterNodeOptions cluster = new io.asymnvm.backend.cluster.ClusterNodeOptions();
+
+    /** The node's configuration from the options, validated completely ({@code conclude}). */
+    BackendConfiguration configuration() {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
                 .serverLimits(serverLimits()).slabQuota(slabQuota)
@@ -141,7 +146,15 @@ public final class BackendMain implements Callable<Integer> {
         if (tlsCert != null || tlsKey != null || tlsClientCa != null) {
             builder.tls(io.asymnvm.core.fabric.tcp.TcpTls.server(tlsCert, tlsKey, tlsClientCa));
         }
-        BackendConfiguration config = builder.insecure(insecure).conclude();
+        return builder.insecure(insecure).conclude();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (cluster.enabled()) {
+            return ClusterBackendMain.run(this, cluster);
+        }
+        BackendConfiguration config = configuration();
         BackendNode node = BackendNode.start(config);
         FabricProvider.Responder extra;
         try {

@@ -262,9 +262,9 @@ public final class FailoverCoordinator implements AutoCloseable {
 
     private void serve(Lease lease, long oldEpoch, ClusterConfig next, long applied, long commitNanos)
             throws Exception {
+        backendLease = lease; // visible to promote(): it hands the lease to BackendGuard.afterPromotion
         promotion.promote(next.epoch(), next);
         long promoteNanos = System.nanoTime() - noticedNanos;
-        backendLease = lease;
         report = new FailoverReport(selfId, oldEpoch, next.epoch(), applied, noticedMillis, commitNanos,
                 promoteNanos);
         LOG.info("mirror '{}' promoted: epoch {} -> {}, applied txid {}, config committed {} µs and serving {} µs "
@@ -278,6 +278,7 @@ public final class FailoverCoordinator implements AutoCloseable {
      * the other in-sync mirrors take over at a later epoch instead of racing a broken node.
      */
     private void giveUp(Lease lease, boolean committed, Exception e) {
+        backendLease = null;
         lease.close();
         if (committed) {
             brokenPromotion = true;
@@ -304,7 +305,7 @@ public final class FailoverCoordinator implements AutoCloseable {
     }
 
     /**
-     * After a promotion, the backend lease this node now holds: hand it to
+     * During {@link Promotion#promote} and after a promotion, the backend lease this node now holds: hand it to
      * {@link BackendGuard#afterPromotion(ClusterSession, String, ClusterConfig, Lease, BackendGuard.Fence)}.
      */
     public Optional<Lease> backendLease() {

@@ -250,6 +250,47 @@ public final class AsymNvm implements AutoCloseable {
         return engine.current().mirrorEndpoints();
     }
 
+    // ---- cluster on ZooKeeper (issue 9): ClusterFollower ----
+
+    /** The configuration this frontend follows, or null when it was not opened with {@link #connectCluster}. */
+    private volatile ClusterFollower follower;
+
+    /**
+     * A frontend of the cluster {@code cluster} whose configuration lives in the ZooKeeper at {@code zk}
+     * ({@code host:port[,host:port...]}) over tcp: attached to the configuration's backend with every SYNC mirror
+     * the configuration lists in sync, and following the configuration (see {@link ClusterFollower} for the
+     * policy: a mirror dropped by the configuration is dropped here, a promoted mirror is found by the failover
+     * path). Set {@link FrontendOptions#reconnectTimeoutMillis()} near the cluster's lease: it is how long the
+     * frontend waits for its backend before it looks for a promoted mirror.
+     *
+     * @throws io.asymnvm.core.AsymNvmException {@code TIMEOUT} when ZooKeeper cannot be reached, {@code BAD_REQUEST}
+     *     when the cluster has no configuration, and the errors of {@link #connect(String, String, List, int,
+     *     FrontendOptions)}
+     */
+    public static AsymNvm connectCluster(String zk, String cluster, int frontendId, FrontendOptions options) {
+        io.asymnvm.cluster.ClusterSession session = io.asymnvm.cluster.ClusterSession.connect(
+                io.asymnvm.cluster.ClusterOptions.of(zk).withClusterName(cluster));
+        ClusterFollower follower = new ClusterFollower(session);
+        try {
+            io.asymnvm.cluster.ClusterConfig c = session.store().read().value();
+            AsymNvm nvm = connect("tcp", c.backend().address(), ClusterFollower.syncMirrors(c), frontendId,
+                    options);
+            nvm.follower = follower;
+            follower.follow(nvm);
+            return nvm;
+        } catch (RuntimeException e) {
+            follower.close();
+            throw e;
+        }
+    }
+
+    private void stopFollowing() {
+        ClusterFollower f = follower;
+        if (f != null) {
+            f.close();
+        }
+    }
+
     /** A frontend over any fabric (the caller keeps ownership of {@code fabric}). */
     public static AsymNvm open(Fabric fabric, int frontendId, FrontendOptions options) {
         return new AsymNvm(fabric, frontendId, options, null, false);
@@ -445,6 +486,7 @@ public final class AsymNvm implements AutoCloseable {
     }
 
     private void releaseTransport() {
+        stopFollowing();
         if (embedded != null) {
             embedded.close();
         } else if (ownsFabric) {

@@ -353,6 +353,18 @@ public final class ReplicationService {
         return List.copyOf(shippers);
     }
 
+    /** Stops shipping to the mirror named {@code name} (dropped from the cluster); false if there was none. */
+    public boolean removeMirror(String name) {
+        boolean removed = false;
+        for (MirrorShipper s : shippers) {
+            if (s.name().equals(name)) {
+                s.close();
+                removed |= shippers.remove(s);
+            }
+        }
+        return removed;
+    }
+
     /** Stops every shipper (the node closes). */
     public void close() {
         for (MirrorShipper s : shippers) {

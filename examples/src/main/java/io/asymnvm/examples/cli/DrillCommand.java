@@ -35,7 +35,7 @@ public final class DrillCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--kill", required = true, converter = TargetConverter.class,
-            description = "Process to kill: frontend or backend.")
+            description = "Process to kill: frontend, backend, or mirror (a SYNC mirror of a cluster on ZooKeeper).")
     Drill.Target target;
 
     @Option(names = "--iterations", defaultValue = "20", description = "Kills (1.." + MAX_ITERATIONS
@@ -66,6 +66,20 @@ public final class DrillCommand implements Callable<Integer> {
             + "process's output) for a post-mortem; its path is printed.")
     boolean keep;
 
+    // ---- permanent loss through ZooKeeper (issue 9) ----
+
+    @Option(names = "--permanent", description = "With --kill backend: the backend is lost for good (PM file "
+            + "deleted); its mirror is promoted through an embedded ZooKeeper and a fresh mirror joins.")
+    boolean permanent;
+
+    @Option(names = "--lease-ms", defaultValue = "1000", description = "With --permanent: every node's lease "
+            + "(ZooKeeper session timeout), 100..60000 ms. Default: ${DEFAULT-VALUE}.")
+    int leaseMillis;
+
+    @Option(names = "--mirrors", defaultValue = "1", description = "SYNC mirrors with --permanent (1 for now). "
+            + "Default: ${DEFAULT-VALUE}.")
+    int mirrors;
+
     @Option(names = "--json", description = "Print one JSON object: iterations, acknowledged, lost, partial, "
             + "violations, recovery_ms_p50, recovery_ms_max (and details).")
     boolean json;
@@ -80,9 +94,16 @@ public final class DrillCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--workload': " + workload
                     + " (only bank is available; btree and hash need the structures module)");
         }
+        if (permanent && target != Drill.Target.BACKEND) {
+            throw new ParameterException(spec.commandLine(), "--permanent applies to --kill backend only");
+        }
+        if (permanent || target == Drill.Target.MIRROR) {
+            requireRange("--mirrors", mirrors, 1, 1);
+            requireRange("--lease-ms", leaseMillis, 100, 60_000);
+        }
         long s = seed != null ? seed : new Random().nextLong();
         Drill.Settings settings = new Drill.Settings(target, iterations, s, accounts, 1000, maxAcks,
-                iterationTimeout, "256m", keep);
+                iterationTimeout, "256m", keep, permanent, leaseMillis);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!json) {
@@ -128,7 +149,7 @@ public final class DrillCommand implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("'" + value + "' is not a process to kill "
-                    + "(expected frontend or backend)");
+                    + "(expected frontend, backend or mirror)");
         }
     }
 }

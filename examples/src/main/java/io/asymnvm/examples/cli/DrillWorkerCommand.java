@@ -16,7 +16,7 @@ public final class DrillWorkerCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1")
     String host;
 
-    @Option(names = "--port", required = true)
+    @Option(names = "--port", defaultValue = "0")
     int port;
 
     @Option(names = "--frontend-id", defaultValue = "0")
@@ -46,10 +46,13 @@ public final class DrillWorkerCommand implements Callable<Integer> {
     @Option(names = "--credentials")
     java.nio.file.Path credentials;
 
+    @Option(names = "--zk")
+    String zk;
+
     @Override
     public Integer call() {
         DrillWorker worker = new DrillWorker(host, port, frontendId, accounts, initialBalance, seed, verifyOnly,
-                reconnectTimeoutMillis, redoBatch, redoDelayMicros, credentials);
+                reconnectTimeoutMillis, redoBatch, redoDelayMicros, credentials, zk);
         try {
             return worker.run(System.out, System.in);
         } catch (RuntimeException e) {

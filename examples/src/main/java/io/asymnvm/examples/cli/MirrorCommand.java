@@ -30,8 +30,13 @@ public final class MirrorCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind, and the one the backend ships to. Default: ${DEFAULT-VALUE}.")
     String host;
 
-    @Option(names = "--backend", required = true, paramLabel = "HOST:PORT", description = "The backend to replicate.")
+    @Option(names = "--backend", paramLabel = "HOST:PORT", description = "The backend to replicate (without --zk).")
     String backend;
+
+    // ---- cluster on ZooKeeper (issue 9): the backend comes from the configuration; promoted automatically ----
+
+    @picocli.CommandLine.Mixin
+    io.asymnvm.backend.cluster.ClusterNodeOptions cluster = new io.asymnvm.backend.cluster.ClusterNodeOptions();
 
     @Option(names = "--credentials", paramLabel = "FILE", description = "The backend's credentials file (frontend secrets and the replication secret). Default: the PM file's path + .credentials.")
     Path credentials;
@@ -44,20 +49,19 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (cluster.enabled()) {
+            return ClusterNodeCommands.mirror(config(), host, cluster);
+        }
+        if (backend == null) {
+            throw new IllegalArgumentException("--backend HOST:PORT is required without --zk");
+        }
         int colon = backend.lastIndexOf(':');
         if (colon < 1) {
             throw new IllegalArgumentException("--backend " + backend + " is not HOST:PORT");
         }
         String backendHost = backend.substring(0, colon);
         int backendPort = Integer.parseInt(backend.substring(colon + 1));
-        BackendConfiguration.Builder b = BackendConfiguration.builder(pm).port(port).bindHost(host).insecure(insecure);
-        if (size != null) {
-            b.size(Sizes.parse(size));
-        }
-        if (credentials != null) {
-            b.credentials(credentials);
-        }
-        MirrorNode mirror = MirrorNode.start(b.conclude(), backendHost, backendPort);
+        MirrorNode mirror = MirrorNode.start(config(), backendHost, backendPort);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             mirror.close();
@@ -67,6 +71,17 @@ public final class MirrorCommand implements Callable<Integer> {
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    private BackendConfiguration config() {
+        BackendConfiguration.Builder b = BackendConfiguration.builder(pm).port(port).bindHost(host).insecure(insecure);
+        if (size != null) {
+            b.size(Sizes.parse(size));
+        }
+        if (credentials != null) {
+            b.credentials(credentials);
+        }
+        return b.conclude();
     }
 
     /** {@code asymnvm promote --host H --port P --credentials F}: makes the mirror at H:P the backend. */

@@ -28,8 +28,14 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "backend host (default ${DEFAULT-VALUE})")
     String host;
 
-    @Option(names = "--port", required = true, description = "backend port")
+    @Option(names = "--port", defaultValue = "0", description = "backend port (required without --zk)")
     int port;
+
+    @Option(names = "--zk", paramLabel = "HOST:PORT,...", description = "Show the cluster configuration in this ZooKeeper instead (issue 9).")
+    String zk;
+
+    @Option(names = "--cluster", defaultValue = io.asymnvm.cluster.ClusterOptions.DEFAULT_CLUSTER_NAME, description = "Cluster name (with --zk). Default: ${DEFAULT-VALUE}.")
+    String clusterName;
 
     @Option(names = "--json", description = "print the backend's JSON answer")
     boolean json;
@@ -39,6 +45,9 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (zk != null) {
+            return ClusterNodeCommands.status(zk, clusterName, json, spec.commandLine().getOut());
+        }
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " outside [1, 65535]");
         }

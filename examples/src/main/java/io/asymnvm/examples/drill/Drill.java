@@ -48,7 +48,9 @@ import java.util.concurrent.TimeUnit;
 public final class Drill {
     /** Which process the drill kills. */
     public enum Target {
-        FRONTEND, BACKEND;
+        FRONTEND, BACKEND,
+        /** A SYNC mirror of a cluster on ZooKeeper (always permanent: a fresh mirror replaces it). */
+        MIRROR;
 
         public String cliName() {
             return name().toLowerCase(Locale.ROOT);
@@ -62,9 +64,13 @@ public final class Drill {
      * @param iterationSeconds  deadline of one iteration (start, transfers, kill, restart, recovery, check)
      * @param pmSize            size of the backend's PM file (sparse, in a scratch directory)
      * @param keep              keep the scratch directory (PM file, logs, a transcript of every child's output)
+     * @param permanent         backend kills only: the backend is lost for good (its PM file deleted) and its
+     *                          mirror is promoted through ZooKeeper ({@link #backendLosses})
+     * @param leaseMillis       with {@code permanent}: every node's lease (ZooKeeper session timeout)
      */
     public record Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
-                           long iterationSeconds, String pmSize, boolean keep) {
+                           long iterationSeconds, String pmSize, boolean keep, boolean permanent,
+                           int leaseMillis) {
         public Settings {
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(pmSize, "pmSize");
@@ -85,7 +91,7 @@ public final class Drill {
     private final BankOracle oracle;
     private final DrillReport report;
     private final Path dir;
-    private final Path pm;
+    private Path pm;
     private final Path backendLog;
     private final Path workerLog;
     private final int port;
@@ -122,6 +128,10 @@ public final class Drill {
         try {
             if (settings.target() == Target.FRONTEND) {
                 d.frontendKills(onIteration);
+            } else if (settings.target() == Target.MIRROR) {
+                d.mirrorLosses(onIteration);
+            } else if (settings.permanent()) {
+                d.backendLosses(onIteration);
             } else {
                 d.backendKills(onIteration);
             }
@@ -220,6 +230,155 @@ public final class Drill {
         verifyOnly("the clean close and one more backend SIGKILL after the last iteration");
     }
 
+    // ---- permanent backend loss through ZooKeeper (issue 9, item 7) ----
+
+    /** The frontend waits this long for a lost backend before it looks for a promoted mirror. */
+    static final long CLUSTER_RECONNECT_TIMEOUT_MILLIS = 300;
+    private DrillCluster cluster;
+    private int nodes;
+
+    /** A backend or mirror child with {@code --zk}: its id, PM file, port and process. */
+    private record Node(String id, Path pm, int port, CliProcess proc) {
+    }
+
+    private Node spawnNode(String role, long deadline) {
+        String id = "n" + nodes;
+        Path file = nodes == 0 ? dir.resolve("backend.pm") : dir.resolve(id + ".pm");
+        nodes++;
+        int p = freePort();
+        CliProcess proc = CliProcess.start(role + " " + id, List.of("drill-node", "--role", role, "--pm",
+                file.toString(), "--port", Integer.toString(p), "--size", settings.pmSize(), "--credentials",
+                credentials().toString(), "--zk", cluster.connectString(), "--cluster", DrillCluster.NAME,
+                "--node-id", id, "--lease-ms", Integer.toString(settings.leaseMillis())), backendLog,
+                transcript(id));
+        children.add(proc);
+        awaitListening(proc, deadline);
+        return new Node(id, file, p, proc);
+    }
+
+    /**
+     * Permanent backend loss: ZooKeeper in this JVM, backend and mirror as child processes with {@code --zk}, the
+     * worker a frontend from {@code connectCluster}. Each iteration lets the worker acknowledge 1 to
+     * {@code maxAcks} more transfers, SIGKILLs the backend (the worker keeps transferring, so the kill lands at a
+     * random point of a commit) and deletes its PM file; the mirror's failover coordinator promotes it; the
+     * worker must resume on it. Failover time is SIGKILL to the second acknowledgement read after it (the first may
+     * have been printed just before the kill), split at the configuration's change (its znode's mtime, kept by
+     * ZooKeeper in this JVM: detection + the promotion's compare-and-set) into reconfigured and resume. Then a fresh mirror joins the new backend and must become
+     * IN_SYNC in the configuration; the worker stops cleanly, the drill waits until the new backend's shipper has
+     * no lag, and a new worker connects (posting to the fresh mirror too) and its balances are verified.
+     */
+    private void backendLosses(Runnable onIteration) {
+        cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
+        long deadline = deadline();
+        Node primary = spawnNode("backend", deadline);
+        backend = primary.proc();
+        Node mirror = spawnNode("mirror", deadline);
+        awaitInSync(mirror, deadline);
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline);
+        for (int i = 1; i <= settings.iterations(); i++) {
+            deadline = deadline();
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtKill = worker.acks;
+            long epoch = cluster.current().epoch();
+            long killed = System.currentTimeMillis(); // wall clock: compared with ZooKeeper's mtime below
+            primary.proc().kill();
+            deleteImage(primary.pm());
+            String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
+                    i, primary.id(), primary.proc().pid());
+            String promotedId = mirror.id();
+            worker.awaitAcks(acksAtKill + 2, deadline); // lines are read as they come: the ACK's time is right
+            cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
+                    + " promoted above epoch " + epoch, deadline);
+            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
+            primary = mirror;
+            backend = primary.proc();
+            pm = primary.pm();
+            inspect(when + ", on the promoted mirror's image");
+            mirror = spawnNode("mirror", deadline);
+            awaitInSync(mirror, deadline);
+            requireBackend(primary);
+            worker.stop(deadline);
+            cluster.awaitNoLag(cluster.current().backend(), deadline);
+            worker = new Worker(false, when + ", promotion of " + promotedId + " and a fresh mirror "
+                    + mirror.id());
+            worker.awaitStartup(deadline);
+            report.iterations++;
+            onIteration.run();
+        }
+        deadline = deadline();
+        worker.stop(deadline);
+        verifyOnly("the clean close after the last iteration");
+    }
+
+    /** A failover nobody caused (a node's session expired: a pause longer than the lease) ends the drill. */
+    private void requireBackend(Node expected) {
+        io.asymnvm.cluster.ClusterConfig c = cluster.current();
+        if (!c.isBackend(expected.id())) {
+            throw new DrillFailure("the cluster failed over without a kill: backend " + expected.id()
+                    + " was replaced (" + c + "); a node paused longer than its lease of " + settings.leaseMillis()
+                    + " ms (machine overloaded? try a longer --lease-ms)" + expected.proc().logTail());
+        }
+    }
+
+    /**
+     * SYNC mirror loss: each iteration SIGKILLs the mirror and deletes its image while the worker commits; the
+     * worker's commits wait until the backend drops the mirror from the configuration (its lease lapsed) and the
+     * worker's frontend drops it too, then go on (the worker must acknowledge two more transfers); a fresh mirror
+     * joins and must become IN_SYNC; the worker reconnects to include it and its balances are verified.
+     */
+    private void mirrorLosses(Runnable onIteration) {
+        cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
+        long deadline = deadline();
+        Node primary = spawnNode("backend", deadline);
+        backend = primary.proc();
+        Node mirror = spawnNode("mirror", deadline);
+        awaitInSync(mirror, deadline);
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline);
+        for (int i = 1; i <= settings.iterations(); i++) {
+            deadline = deadline();
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtKill = worker.acks;
+            long killed = System.currentTimeMillis();
+            mirror.proc().kill();
+            deleteImage(mirror.pm());
+            String lostId = mirror.id();
+            String when = String.format(Locale.ROOT, "iteration %d (SYNC mirror %s pid %d SIGKILLed, PM file "
+                    + "deleted)", i, lostId, mirror.proc().pid());
+            worker.awaitAcks(acksAtKill + 2, deadline); // commits went on without it
+            cluster.await(c -> c.mirror(lostId).isEmpty(), "mirror " + lostId + " dropped", deadline);
+            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
+            requireBackend(primary);
+            mirror = spawnNode("mirror", deadline);
+            awaitInSync(mirror, deadline);
+            requireBackend(primary);
+            worker.stop(deadline);
+            cluster.awaitNoLag(cluster.current().backend(), deadline);
+            worker = new Worker(false, when + " and a fresh mirror " + mirror.id());
+            worker.awaitStartup(deadline);
+            report.iterations++;
+            onIteration.run();
+        }
+        deadline = deadline();
+        worker.stop(deadline);
+        verifyOnly("the clean close after the last iteration");
+    }
+
+    private void awaitInSync(Node mirror, long deadline) {
+        cluster.await(c -> c.mirror(mirror.id()).map(m -> m.inSync()).orElse(false), "mirror " + mirror.id()
+                + " IN_SYNC", deadline);
+    }
+
+    private static void deleteImage(Path file) {
+        try {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".catalog"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the lost backend's image " + file, e);
+        }
+    }
+
     /**
      * Runs {@link InspectTool} over the PM file after a kill: every CRC before the durable watermarks must hold
      * and the slab table must be sane. Read-only, so it is safe beside the running backend of a frontend drill.
@@ -296,7 +455,7 @@ public final class Drill {
 
     /** The credentials file the drill's backend creates beside its PM file (BackendConfiguration's default). */
     private Path credentials() {
-        return pm.toAbsolutePath().resolveSibling(pm.getFileName() + ".credentials");
+        return dir.resolve("backend.pm").toAbsolutePath().resolveSibling("backend.pm.credentials");
     }
 
     /** Starts (or restarts) the backend on the drill's file and port; returns spawn-to-LISTENING millis. */
@@ -364,6 +523,9 @@ public final class Drill {
             }
         } finally {
             killChildren();
+            if (cluster != null) {
+                cluster.close();
+            }
             if (!settings.keep()) {
                 ScratchDirectory.delete(dir);
             }
@@ -392,6 +554,8 @@ public final class Drill {
         long recoveredTransactions;
         long[] balances;
         boolean closed;
+        /** When the drill read the latest ACK (wall clock). */
+        long lastAckMillis;
 
         Worker(boolean verifyOnly, String after) {
             this.after = after;
@@ -400,9 +564,13 @@ public final class Drill {
                     Integer.toString(port), "--frontend-id", Integer.toString(FRONTEND_ID), "--accounts",
                     Integer.toString(settings.accounts()), "--initial-balance",
                     Long.toString(settings.initialBalance()), "--seed", Long.toString(random.nextLong()),
-                    "--reconnect-timeout-ms", Long.toString(RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
+                    "--reconnect-timeout-ms", Long.toString(cluster != null ? CLUSTER_RECONNECT_TIMEOUT_MILLIS
+                            : RECONNECT_TIMEOUT_MILLIS), "--redo-batch",
                     Integer.toString(REDO_BATCH_TRANSACTIONS), "--redo-delay-us",
                     Long.toString(REDO_MAX_DELAY_MICROS), "--credentials", credentials().toString()));
+            if (cluster != null) {
+                args.addAll(List.of("--zk", cluster.connectString()));
+            }
             if (verifyOnly) {
                 args.add("--verify-only");
             }
@@ -487,6 +655,7 @@ public final class Drill {
                     oracle.apply(t);
                     report.acknowledged++;
                     acks++;
+                    lastAckMillis = System.currentTimeMillis();
                 }
                 case WorkerProtocol.ABORT -> {
                     Transfer t = answered(f, l);

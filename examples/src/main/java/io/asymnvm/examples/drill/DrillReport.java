@@ -48,6 +48,10 @@ public final class DrillReport {
     /** The scratch directory when it was kept, else null. */
     String keptDirectory;
     private final List<Double> recoveryMillis = new ArrayList<>();
+    /** Permanent backend loss: SIGKILL to the first commit on the promoted mirror, and its split. */
+    private final List<Double> failoverMillis = new ArrayList<>();
+    private final List<Double> reconfiguredMillis = new ArrayList<>();
+    private final List<Double> resumeMillis = new ArrayList<>();
 
     DrillReport(Drill.Target target, long seed, int accounts, int plannedIterations) {
         this.target = target;
@@ -58,6 +62,25 @@ public final class DrillReport {
 
     void recovery(double millis) {
         recoveryMillis.add(millis);
+    }
+
+    /** One failover (wall-clock millis): killed, configuration changed, first commit on the promoted mirror. */
+    void failover(long killedMillis, long reconfiguredMillis, long resumedMillis) {
+        failoverMillis.add((double) (resumedMillis - killedMillis));
+        this.reconfiguredMillis.add((double) (reconfiguredMillis - killedMillis));
+        resumeMillis.add((double) (resumedMillis - reconfiguredMillis));
+    }
+
+    private static double p50(List<Double> values) {
+        if (values.isEmpty()) {
+            return 0;
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted[(sorted.length + 1) / 2 - 1];
+    }
+
+    private static double max(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
     void violation(String message) {
@@ -106,14 +129,34 @@ public final class DrillReport {
         return recoveryMillis.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
+    public double failoverMillisP50() {
+        return p50(failoverMillis);
+    }
+
+    public double failoverMillisMax() {
+        return max(failoverMillis);
+    }
+
     /** One flat JSON object: the keys first, then details. */
     public String toJson() {
-        return Json.write(Json.object()
+        com.fasterxml.jackson.databind.node.ObjectNode o = Json.object()
                 .put("iterations", iterations)
                 .put("acknowledged", acknowledged)
                 .put("lost", lost)
                 .put("partial", partial)
-                .put("violations", violations.size())
+                .put("violations", violations.size());
+        if (!failoverMillis.isEmpty()) {
+            // backend: SIGKILL to the first commit on the promoted mirror, split at the configuration's change
+            // (detection + promotion's compare-and-set) and the rest (serving step + the frontend's resume);
+            // mirror: SIGKILL to the first commit without it, split at the configuration dropping it
+            o.put("failover_ms_p50", Json.decimal(failoverMillisP50(), 3))
+                    .put("failover_ms_max", Json.decimal(failoverMillisMax(), 3))
+                    .put("reconfigured_ms_p50", Json.decimal(p50(reconfiguredMillis), 3))
+                    .put("reconfigured_ms_max", Json.decimal(max(reconfiguredMillis), 3))
+                    .put("resume_ms_p50", Json.decimal(p50(resumeMillis), 3))
+                    .put("resume_ms_max", Json.decimal(max(resumeMillis), 3));
+        }
+        return Json.write(o
                 .put("recovery_ms_p50", Json.decimal(recoveryMillisP50(), 3))
                 .put("recovery_ms_max", Json.decimal(recoveryMillisMax(), 3))
                 .put("verifications", verifications)
@@ -143,6 +186,13 @@ public final class DrillReport {
                 recoveryMillisP50(), recoveryMillisMax(), recoveryMillis.size(),
                 target == Drill.Target.FRONTEND ? String.format(Locale.ROOT, "; %,d transactions re-executed",
                         recoveredTransactions) : ""));
+        if (!failoverMillis.isEmpty()) {
+            b.append(String.format(Locale.ROOT, "  failover (SIGKILL to the first commit %s): "
+                    + "p50 %.1f ms, max %.1f ms; configuration changed after p50 %.1f ms, frontend resumed %.1f ms "
+                    + "later (p50)%n", target == Drill.Target.MIRROR ? "without the mirror" : "on the promoted mirror",
+                    failoverMillisP50(), failoverMillisMax(), p50(reconfiguredMillis),
+                    p50(resumeMillis)));
+        }
         b.append(String.format(Locale.ROOT, "  violations: %d%n", violations.size()));
         violations.stream().limit(maxListed).forEach(v -> b.append("    ").append(v.replace("\n", "\n    "))
                 .append('\n'));

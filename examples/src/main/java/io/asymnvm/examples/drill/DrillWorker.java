@@ -30,10 +30,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * @param redoBatchTransactions redo is shipped every this many transactions (or {@code redoMaxDelayMicros}), so a
  *                              kill finds up to that many committed but unapplied transactions to recover
  * @param credentials           the backend's credentials file (null: attach without a credential)
+ * @param zk                    ZooKeeper of the cluster {@value DrillCluster#NAME}: connect through its configuration
+ *                              ({@link AsymNvm#connectCluster}) instead of to {@code host:port}; null otherwise
  */
 public record DrillWorker(String host, int port, int frontendId, int accounts, long initialBalance, long seed,
                           boolean verifyOnly, long reconnectTimeoutMillis, int redoBatchTransactions,
-                          long redoMaxDelayMicros, java.nio.file.Path credentials) {
+                          long redoMaxDelayMicros, java.nio.file.Path credentials, String zk) {
     static final int OVERDRAW_ONE_IN = 64;
 
     /** Runs the worker; returns the exit code. Lines go to {@code out}, commands come from {@code in}. */
@@ -47,7 +49,8 @@ public record DrillWorker(String host, int port, int frontendId, int accounts, l
                 .redoBatch(redoBatchTransactions, FrontendOptions.defaults().redoBatchBytes(), redoMaxDelayMicros)
                 .credentials(credentials).conclude();
         long start = System.nanoTime();
-        AsymNvm nvm = AsymNvm.connect(host, port, frontendId, options);
+        AsymNvm nvm = zk == null ? AsymNvm.connect(host, port, frontendId, options)
+                : AsymNvm.connectCluster(zk, DrillCluster.NAME, frontendId, options);
         try {
             Bank bank = nvm.transactional(Bank.class, new BankImpl());
             RecoveryReport recovery = nvm.recover();

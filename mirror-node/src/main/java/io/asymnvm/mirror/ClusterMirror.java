@@ -1,0 +1,231 @@
+package io.asymnvm.mirror;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.cluster.ClusterBackend;
+import io.asymnvm.cluster.BackendGuard;
+import io.asymnvm.cluster.ClusterConfig;
+import io.asymnvm.cluster.ClusterSession;
+import io.asymnvm.cluster.ClusterStore;
+import io.asymnvm.cluster.FailoverCoordinator;
+import io.asymnvm.cluster.FailoverReport;
+import io.asymnvm.cluster.Lease;
+import io.asymnvm.cluster.MirrorInfo;
+import io.asymnvm.cluster.MirrorLeases;
+import io.asymnvm.cluster.MirrorState;
+import io.asymnvm.cluster.NodeEndpoint;
+import io.asymnvm.cluster.Promotion;
+import io.asymnvm.cluster.ReplicationMode;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A mirror process on the cluster's ZooKeeper (issue 9, items 3 to 5): finds the backend in the configuration,
+ * takes its liveness lease, joins the backend (ADD_MIRROR: image copy, then the redo stream), adds itself to the
+ * configuration as a {@code CATCHING_UP} SYNC mirror (the backend marks it {@code IN_SYNC} once its shipper says
+ * so), and runs the {@link FailoverCoordinator}. When the backend's lease lapses and this mirror is in sync, the
+ * coordinator promotes it: replay is finished, the configuration names it at epoch + 1, then
+ * {@link MirrorNode#promote} makes it serve that epoch, and from then on it is the backend
+ * ({@link ClusterBackend#afterPromotion}): fenced by a newer configuration, marking the mirrors that join it in
+ * sync, dropping those that die.
+ */
+public final class ClusterMirror implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMirror.class);
+    private static final int CAS_TRIES = 16;
+
+    private final ClusterSession session;
+    private final String selfId;
+    private final MirrorNode mirror;
+    private final Lease mirrorLease;
+    private final BackendGuard.Fence fence;
+    private final NodeEndpoint endpoint;
+    private final ExecutorService rejoins;
+    private volatile FailoverCoordinator coordinator;
+    private volatile ClusterBackend backend;
+    private volatile ClusterStore.Watch configWatch;
+    private volatile boolean closed;
+
+    private ClusterMirror(ClusterSession session, String selfId, MirrorNode mirror, Lease mirrorLease,
+                          BackendGuard.Fence fence, NodeEndpoint endpoint) {
+        this.session = session;
+        this.selfId = selfId;
+        this.mirror = mirror;
+        this.mirrorLease = mirrorLease;
+        this.fence = fence;
+        this.endpoint = endpoint;
+        this.rejoins = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "mirror-rejoin-" + selfId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * A mirror whose session expired (its lease lapsed, e.g. a long pause) was dropped from the configuration by the
+     * backend: while it is still a mirror it takes its lease again and rejoins as {@code CATCHING_UP}; the backend
+     * marks it in sync again once its shipper says so. Frontends that dropped it post to it after they reconnect.
+     */
+    private void rejoinLater(String why) {
+        if (closed || backend != null
+                || session.curator().getState() != org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+            return; // closing, promoted, or the session was closed by its owner (not lost)
+        }
+        try {
+            rejoins.execute(() -> {
+                if (closed || backend != null) {
+                    return;
+                }
+                try {
+                    if (mirrorLease.state() != Lease.State.HELD) {
+                        mirrorLease.reclaim();
+                    }
+                    ClusterConfig c = session.store().read().value();
+                    if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
+                        session.store().update(x -> x.isBackend(selfId) ? x : join(x, endpoint), CAS_TRIES);
+                        LOG.warn("mirror '{}' rejoined the configuration of epoch {} ({})", selfId, c.epoch(), why);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("mirror '{}' could not rejoin yet ({}): {}", selfId, why, e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("mirror '{}' closed", selfId);
+        }
+    }
+
+    /**
+     * Starts mirror {@code selfId} of the backend {@code session}'s configuration names.
+     *
+     * @param advertiseHost where frontends and the backend reach this node (recorded in the configuration; the
+     *     backend ships to {@code config.bindHost()})
+     * @param fence called once if this node, after a promotion, is replaced in turn
+     */
+    public static ClusterMirror start(ClusterSession session, String selfId, BackendConfiguration config,
+                                      String advertiseHost, BackendGuard.Fence fence) {
+        NodeEndpoint.requireNodeId("--node-id", selfId);
+        ClusterConfig cluster = session.store().read().value();
+        if (cluster.isBackend(selfId)) {
+            throw new AsymNvmException(ErrorCode.STALE_EPOCH, "node '" + selfId + "' is the backend of epoch "
+                    + cluster.epoch() + " in the cluster configuration; start it as backend, not as mirror");
+        }
+        ClusterMirror[] self = new ClusterMirror[1];
+        Lease lease = MirrorLeases.hold(session, selfId, (l, state) -> {
+            if (state == Lease.State.LOST && self[0] != null) {
+                self[0].rejoinLater("its lease was lost");
+            }
+        });
+        MirrorNode mirror;
+        try {
+            NodeEndpoint backend = cluster.backend();
+            mirror = MirrorNode.start(config, backend.host(), backend.port());
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+        ClusterMirror m = new ClusterMirror(session, selfId, mirror, lease, fence,
+                new NodeEndpoint(selfId, advertiseHost, mirror.port()));
+        self[0] = m;
+        try {
+            session.store().update(c -> join(c, m.endpoint), CAS_TRIES);
+            m.coordinator = FailoverCoordinator.start(session, selfId, m.new MirrorPromotion());
+            m.configWatch = session.store().watch(c -> {
+                if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
+                    m.rejoinLater("the configuration of epoch " + c.epoch() + " does not list it");
+                }
+            });
+        } catch (RuntimeException e) {
+            m.close();
+            throw e;
+        }
+        LOG.info("mirror '{}' joined backend {} of epoch {}", selfId, cluster.backend(), cluster.epoch());
+        return m;
+    }
+
+    /** The configuration with this mirror as a catching-up SYNC mirror at {@code self} (a rejoin replaces it). */
+    static ClusterConfig join(ClusterConfig c, NodeEndpoint self) {
+        MirrorInfo fresh = new MirrorInfo(self, ReplicationMode.SYNC, MirrorState.CATCHING_UP);
+        Optional<MirrorInfo> old = c.mirror(self.id());
+        if (old.isPresent() && old.get().node().equals(self)) {
+            return c; // listed already (its state is the backend's to set)
+        }
+        return (old.isPresent() ? c.dropMirror(self.id()) : c).withMirror(fresh);
+    }
+
+    /** Finishes replay and serves at the configuration's new epoch (called by the coordinator). */
+    private final class MirrorPromotion implements Promotion {
+        @Override
+        public long finishReplay() {
+            if (!mirror.inSync()) {
+                throw new AsymNvmException(ErrorCode.REPLICA_BEHIND, "mirror '" + selfId + "' (epoch "
+                        + mirror.epoch() + ") is still catching up: not promoting");
+            }
+            mirror.node().awaitReplayed();
+            long applied = 0;
+            for (int f = 0; f < mirror.node().superblock().maxFrontends(); f++) {
+                applied = Math.max(applied, mirror.node().frontendLog(f).checkpoint().appliedTxId());
+            }
+            return applied;
+        }
+
+        @Override
+        public void promote(long newEpoch, ClusterConfig config) {
+            if (mirror.epoch() + 1 != newEpoch) {
+                throw new AsymNvmException(ErrorCode.STALE_EPOCH, "mirror '" + selfId + "' is at epoch "
+                        + mirror.epoch() + "; promotion would serve epoch " + (mirror.epoch() + 1)
+                        + " but the configuration names it backend of epoch " + newEpoch);
+            }
+            long served = mirror.promote();
+            Lease lease = coordinator.backendLease().orElseThrow(() -> new IllegalStateException(
+                    "promoted without the backend lease"));
+            backend = ClusterBackend.afterPromotion(session, selfId, mirror.node(), config, lease, fence);
+            mirrorLease.close(); // a backend now, not a mirror
+            LOG.info("mirror '{}' serves as backend of epoch {}", selfId, served);
+        }
+    }
+
+    /** The promotion's timeline once this mirror was promoted. */
+    public Optional<FailoverReport> report() {
+        FailoverCoordinator c = coordinator;
+        return c == null ? Optional.empty() : c.report();
+    }
+
+    /** Present once this mirror serves as the backend. */
+    public Optional<ClusterBackend> backend() {
+        return Optional.ofNullable(backend);
+    }
+
+    public MirrorNode mirror() {
+        return mirror;
+    }
+
+    public int port() {
+        return mirror.port();
+    }
+
+    /** Stops watching, releases the leases, closes the node. */
+    @Override
+    public void close() {
+        closed = true;
+        ClusterStore.Watch w = configWatch;
+        if (w != null) {
+            w.close();
+        }
+        rejoins.shutdownNow();
+        FailoverCoordinator c = coordinator;
+        if (c != null) {
+            c.close();
+        }
+        ClusterBackend b = backend;
+        if (b != null) {
+            b.close();
+        }
+        mirrorLease.close();
+        mirror.close();
+    }
+}
