@@ -830,11 +830,6 @@ public final class TransactionEngine implements AutoCloseable {
         public void countAbort() {
             aborts.incrementAndGet();
         }
-
-        @Override
-        public void countReadOnly() {
-            readOnly.incrementAndGet();
-        }
     }
 
     /** What {@link SlabReturns} sees of this engine. */
@@ -1353,7 +1348,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     public EngineStats stats() {
-        return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
+        return new EngineStats(commits.get(), readOnly.get() + readers.completed(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
                 reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
                 verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
