@@ -4,9 +4,12 @@ import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.PersistentTransaction;
 import io.asymnvm.frontend.Transaction;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -184,9 +187,22 @@ class LocklessReadsTest {
 
     @Test
     void parallelReadersShouldNeverSeePartOfATransfer() throws Exception {
-        long seed = 0x5EED_4EADL;
-        int readers = 3;
-        int readsEach = 1_500;
+        readBesideTransfers(0x5EED_4EADL, 3, 1_500);
+    }
+
+    /** The long form (-Pslow): more seeds, 2 and 4 readers, ten times the reads. */
+    @Tag("slow")
+    @ParameterizedTest
+    @CsvSource({"1, 2", "1, 4", "2, 2", "2, 4", "3, 4"})
+    void parallelReadersShouldNeverSeePartOfATransferLong(long seed, int readers) throws Exception {
+        readBesideTransfers(0x5EED_0000L + seed, readers, 20_000 / readers * 2);
+    }
+
+    /**
+     * One writer moves money between random accounts while {@code readers} threads (half through the declared
+     * read-only method, half through the learned one) each sum every balance {@code readsEach} times.
+     */
+    private void readBesideTransfers(long seed, int readers, int readsEach) throws Exception {
         BankImpl impl = new BankImpl();
         ExecutorService pool = Executors.newFixedThreadPool(readers + 1);
         try (AsymNvm nvm = AsymNvm.embedded(dir)) {
