@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -73,6 +74,10 @@ class LocklessReadsTest {
         @PersistentTransaction
         long readAroundAWrite();
 
+        /** Reads account 0; without the lock, waits inside the body until another call is inside it too. */
+        @PersistentTransaction(readOnly = true)
+        long meetInside();
+
         /** Declared read-only but writes when account 0 is not zero: refused. */
         @PersistentTransaction(readOnly = true)
         long writeIfArmed();
@@ -81,6 +86,7 @@ class LocklessReadsTest {
     static final class BankImpl implements Bank {
         volatile Bank self;
         final ExecutorService other = Executors.newSingleThreadExecutor();
+        final CyclicBarrier inside = new CyclicBarrier(2);
         long written;
 
         private static long root() {
@@ -170,6 +176,19 @@ class LocklessReadsTest {
         }
 
         @Override
+        public long meetInside() {
+            long value = Transaction.current().readLong(at(0));
+            if (TransactionContext.current().lockless()) {
+                try {
+                    inside.await(30, TimeUnit.SECONDS); // under one lock, the second call could never get here
+                } catch (Exception e) {
+                    throw new IllegalStateException("the other call never ran at the same time: " + e, e);
+                }
+            }
+            return value;
+        }
+
+        @Override
         public long writeIfArmed() {
             Transaction tx = Transaction.current();
             if (tx.readLong(at(0)) != 0) {
@@ -256,6 +275,29 @@ class LocklessReadsTest {
                     "reads ran without the lock: " + attempts + " attempts");
             assertEquals(readers * readsEach, after.readOnly() - before.readOnly());
             assertEquals(expected, bank.total());
+        } finally {
+            pool.shutdownNow();
+            impl.other.shutdownNow();
+        }
+    }
+
+    @Test
+    void twoReadOnlyCallsShouldBeInsideTheirMethodBodiesAtTheSameTime() throws Exception {
+        BankImpl impl = new BankImpl();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (AsymNvm nvm = AsymNvm.embedded(dir)) {
+            Bank bank = bank(nvm, impl);
+            bank.create(4, 0);
+            bank.set(0, 5);
+            assertEquals(5, bank.meetInside()); // the first call runs under the lock and waits for no one
+            EngineStats before = nvm.stats();
+            Future<Long> a = pool.submit(bank::meetInside);
+            Future<Long> b = pool.submit(bank::meetInside);
+            assertEquals(5, a.get(60, TimeUnit.SECONDS));
+            assertEquals(5, b.get(60, TimeUnit.SECONDS));
+            EngineStats after = nvm.stats();
+            assertEquals(2, after.locklessAttempts() - before.locklessAttempts(), "both met inside, without the lock");
+            assertEquals(0, after.locklessFallbacks() - before.locklessFallbacks());
         } finally {
             pool.shutdownNow();
             impl.other.shutdownNow();
