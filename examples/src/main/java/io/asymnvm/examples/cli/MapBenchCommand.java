@@ -90,7 +90,8 @@ public final class MapBenchCommand implements Callable<Integer> {
     String cacheSize;
 
     @Option(names = "--json", description = "Print one JSON object with ops_per_s, p50_us, p99_us, "
-            + "baseline_ops_per_s, ratio.")
+            + "baseline_ops_per_s, ratio, runs_per_tx (attempts per transaction), lockless_attempts, "
+            + "lockless_conflicts, lockless_fallbacks (read-only calls run without the execution lock).")
     boolean json;
 
     @Option(names = "--no-progress", description = "No progress bars on standard error.")

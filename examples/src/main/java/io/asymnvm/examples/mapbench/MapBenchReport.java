@@ -39,7 +39,11 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
                 .put("p50_us", Json.decimal(structure.p50Micros(), 3))
                 .put("p99_us", Json.decimal(structure.p99Micros(), 3))
                 .put("baseline_ops_per_s", Json.decimal(baselineOpsPerSecond(), 1))
-                .put("ratio", Json.decimal(ratio(), 5)));
+                .put("ratio", Json.decimal(ratio(), 5))
+                .put("runs_per_tx", Json.decimal(engineDelta.runsPerTransaction(), 4))
+                .put("lockless_attempts", engineDelta.locklessAttempts())
+                .put("lockless_conflicts", engineDelta.locklessConflicts())
+                .put("lockless_fallbacks", engineDelta.locklessFallbacks()));
     }
 
     /** A few aligned lines for people. */
@@ -70,9 +74,11 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
 
     private static String engine(String phase, EngineStats e) {
         return String.format(Locale.ROOT, "       frontend during the %s %,d commits, %.3f round trips per commit, "
-                        + "%,d re-executions, %,d page fetches, %,d redo batches%n", phase + ":", e.commits(),
-                e.commits() == 0 ? 0.0 : e.commitRoundTrips() / (double) e.commits(), e.retries(),
-                e.fetchRoundTrips(), e.redoBatches());
+                        + "%,d re-executions (%.4f runs per transaction), %,d page fetches, %,d redo batches, "
+                        + "%,d lockless read attempts (%,d conflicts, %,d fell back to the lock)%n", phase + ":",
+                e.commits(), e.commits() == 0 ? 0.0 : e.commitRoundTrips() / (double) e.commits(), e.retries(),
+                e.runsPerTransaction(), e.fetchRoundTrips(), e.redoBatches(), e.locklessAttempts(),
+                e.locklessConflicts(), e.locklessFallbacks());
     }
 
     private static String phase(MapBenchPhase p) {

@@ -80,6 +80,9 @@ public final class MapBenchRun {
                 a.backgroundRoundTrips() - b.backgroundRoundTrips(), a.redoBatches() - b.redoBatches(),
                 a.reconnects() - b.reconnects(), a.lastTxId(), a.durableTxId(), a.appliedTxId(),
                 a.slabGrants() - b.slabGrants(), a.verifyRoundTrips() - b.verifyRoundTrips(),
-                a.slabReturns() - b.slabReturns());
+                a.slabReturns() - b.slabReturns(), a.failovers() - b.failovers(), a.failoverDetectMillis(),
+                a.failoverResumeMillis(), a.locklessAttempts() - b.locklessAttempts(),
+                a.locklessConflicts() - b.locklessConflicts(), a.locklessFallbacks() - b.locklessFallbacks(),
+                a.locklessWrites() - b.locklessWrites());
     }
 }

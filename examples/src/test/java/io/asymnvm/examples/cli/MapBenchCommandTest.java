@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(60)
 class MapBenchCommandTest {
-    private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio");
+    private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio",
+            "runs_per_tx", "lockless_attempts", "lockless_conflicts", "lockless_fallbacks");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -30,7 +31,7 @@ class MapBenchCommandTest {
 
     @ParameterizedTest
     @CsvSource({"btree, local, a", "hash, local, a", "btree, local, c", "hash, tcp, b"})
-    void shouldPrintOneJsonObjectWithTheFiveKeys(String structure, String fabric, String workload) {
+    void shouldPrintOneJsonObjectWithItsKeys(String structure, String fabric, String workload) {
         int keys = fabric.equals("tcp") ? 500 : 2000;
         int code = execute("bench", "map", "--structure", structure, "--fabric", fabric, "--keys", "" + keys,
                 "--ops", "" + keys, "--workload", workload, "--threads", "2", "--json", "--no-progress");
@@ -43,6 +44,13 @@ class MapBenchCommandTest {
         // the JSON gives the ratio to 5 decimals: a small ratio (a fast baseline on a loaded machine) is off by up to
         // 5e-6 from the quotient of the printed rates, more than 1e-3 of itself below 0.005
         assertEquals(v.get("ops_per_s") / v.get("baseline_ops_per_s"), v.get("ratio"), 1e-3 * v.get("ratio") + 1e-5,
+                json);
+        assertTrue(v.get("runs_per_tx") >= 1.0, json);
+        if (workload.equals("c")) {
+            // read only, every page cached after the warm-up: the reads run without the execution lock
+            assertTrue(v.get("lockless_attempts") >= keys, json);
+        }
+        assertTrue(v.get("lockless_conflicts") >= 0 && v.get("lockless_fallbacks") <= v.get("lockless_conflicts"),
                 json);
     }
 

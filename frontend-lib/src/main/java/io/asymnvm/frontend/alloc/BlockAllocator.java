@@ -35,6 +35,11 @@ public final class BlockAllocator {
     private final Runnable needSlab;
     private final java.util.function.LongConsumer emptied;
     private int hint;
+    /**
+     * The first slab's address (-1 if none), published for {@link #root} and {@link #directory}, which lockless
+     * read-only transactions call without the execution lock while a grant may change {@code slabs}.
+     */
+    private volatile long firstSlabAddress = -1;
 
     /** {@code needSlab} must throw (it abandons the attempt). */
     public BlockAllocator(long slabSize, long[] ownedSlabs, Runnable needSlab) {
@@ -61,6 +66,7 @@ public final class BlockAllocator {
             slabs.add(slabIndex * slabSize);
             slabs.sort(Long::compare);
             hint = slabs.indexOf(slabIndex * slabSize);
+            firstSlabAddress = slabs.get(0);
         }
     }
 
@@ -83,6 +89,7 @@ public final class BlockAllocator {
             throw new IllegalStateException("slab " + slabIndex + " is not a retirable slab of this frontend");
         }
         slabs.remove(Long.valueOf(slabIndex * slabSize));
+        firstSlabAddress = slabs.isEmpty() ? -1 : slabs.get(0);
         retired.add(slabIndex);
         hint = 0;
     }
@@ -258,7 +265,8 @@ public final class BlockAllocator {
     }
 
     public long directory(Transaction tx) {
-        return slabs.isEmpty() ? 0 : tx.readLong(slabs.get(0) + SlabHeaderLayout.DIRECTORY_OFFSET);
+        long first = firstSlabAddress;
+        return first < 0 ? 0 : tx.readLong(first + SlabHeaderLayout.DIRECTORY_OFFSET);
     }
 
     public void setDirectory(Transaction tx, long address) {
@@ -269,7 +277,8 @@ public final class BlockAllocator {
     }
 
     public long root(Transaction tx) {
-        return slabs.isEmpty() ? 0 : tx.readLong(slabs.get(0) + SlabHeaderLayout.ROOT_OFFSET);
+        long first = firstSlabAddress;
+        return first < 0 ? 0 : tx.readLong(first + SlabHeaderLayout.ROOT_OFFSET);
     }
 
     public void setRoot(Transaction tx, long address) {

@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -32,6 +31,13 @@ import java.util.Map;
  * </ol>
  * A fetched page is also not inserted if the cache already holds an image of it (that image is as new or
  * newer). All mutation happens under the frontend's execution lock.
+ *
+ * <p><b>Lockless readers.</b> {@link #get}, {@link #isPreferred} and {@link #fetchToken} may be called without
+ * the lock, concurrently with mutation (read-only transactions, validated by the {@link #sequence() change
+ * sequence}): the maps are concurrent, a page array is never changed in place (a write installs a new array), and
+ * every change of what {@code get} returns is a section of the sequence ({@link #putDirty(Map, long)},
+ * {@link #invalidateClean}, {@link #invalidateRange}). Moving a page between the maps (unpin, preference) puts
+ * it in its new place before removing it from the old one, so a reader never misses a page that stays cached.
  */
 public final class PageCache {
 
@@ -51,13 +57,15 @@ public final class PageCache {
     private final Cache<Long, Clean> clean;
     /** Pages marked as preferred (B+tree inner nodes): a quarter of the budget that leaves cannot evict. */
     private final Cache<Long, Clean> preferredCache;
-    private final java.util.Set<Long> preferred = new java.util.HashSet<>();
-    private final Map<Long, Dirty> dirty = new HashMap<>();
+    private final java.util.Set<Long> preferred = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<Long, Dirty> dirty = new java.util.concurrent.ConcurrentHashMap<>();
     private final ArrayDeque<long[]> unpinQueue = new ArrayDeque<>();
     private final java.util.function.LongPredicate owned;
-    private volatile long epoch;
-    private long hits;
-    private long misses;
+    /** Advanced under the lock and by evictions, which Caffeine may run on a lockless reader's thread. */
+    private final java.util.concurrent.atomic.AtomicLong epoch = new java.util.concurrent.atomic.AtomicLong();
+    private final CacheSequence sequence = new CacheSequence();
+    private final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
 
     /** A cache that treats every page as owned (unit tests of the cache itself). */
     public PageCache(int pageSize, long capacityBytes) {
@@ -80,7 +88,7 @@ public final class PageCache {
                 .executor(Runnable::run)
                 .evictionListener((Long k, Clean v, RemovalCause cause) -> {
                     if (v != null && v.onceDirty()) {
-                        epoch++;
+                        epoch.incrementAndGet();
                     }
                 })
                 .build();
@@ -109,8 +117,8 @@ public final class PageCache {
         }
         Clean c = clean.getIfPresent(pageIndex);
         if (c != null) {
+            preferredCache.put(pageIndex, c); // first the new place: a lockless reader never misses it meanwhile
             clean.invalidate(pageIndex);
-            preferredCache.put(pageIndex, c);
         }
     }
 
@@ -130,16 +138,21 @@ public final class PageCache {
     public Page get(long pageIndex) {
         Dirty d = dirty.get(pageIndex);
         if (d != null) {
-            hits++;
+            hits.increment();
             return new Page(d.bytes(), d.lastWriter());
         }
         Clean c = cleanPage(pageIndex);
         if (c != null) {
-            hits++;
+            hits.increment();
             return new Page(c.bytes(), 0);
         }
-        misses++;
+        misses.increment();
         return null;
+    }
+
+    /** The change sequence lockless readers validate against (see the class comment). */
+    public CacheSequence sequence() {
+        return sequence;
     }
 
     /** The latest cached image of a page, or null; counts neither a hit nor a miss (background checks). */
@@ -152,7 +165,25 @@ public final class PageCache {
         return c == null ? null : c.bytes();
     }
 
-    /** Installs the new image of a page written by committed transaction {@code txId}, pinned until applied. */
+    /**
+     * Installs the new images of the pages written by committed transaction {@code txId}, pinned until applied,
+     * as one change of the sequence: a lockless reader sees all of them or abandons its attempt.
+     */
+    public void putDirty(Map<Long, byte[]> pages, long txId) {
+        sequence.beginChange();
+        try {
+            for (Map.Entry<Long, byte[]> p : pages.entrySet()) {
+                putDirty(p.getKey(), p.getValue(), txId);
+            }
+        } finally {
+            sequence.endChange();
+        }
+    }
+
+    /**
+     * Installs the new image of a page written by committed transaction {@code txId}, pinned until applied. With
+     * lockless readers, call it inside a section of the {@link #sequence()} (or use {@link #putDirty(Map, long)}).
+     */
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
         dirty.put(pageIndex, new Dirty(bytes, txId));
         clean.invalidate(pageIndex);
@@ -166,7 +197,7 @@ public final class PageCache {
      * an image older than what the cache has dropped.
      */
     public long fetchToken() {
-        return epoch;
+        return epoch.get();
     }
 
     /** The clean image of a page if cached (identity is meaningful: a new image is a new array), else null. */
@@ -207,7 +238,7 @@ public final class PageCache {
         if (dirty.containsKey(pageIndex) || cleanPage(pageIndex) != null) {
             return Insert.ALREADY_CACHED;
         }
-        if (token != epoch) {
+        if (token != epoch.get()) {
             return Insert.STALE;
         }
         if (!owned.test(pageIndex)) {
@@ -229,8 +260,9 @@ public final class PageCache {
             long[] e = unpinQueue.pollFirst();
             Dirty d = dirty.get(e[1]);
             if (d != null && d.lastWriter() <= appliedTxId) {
-                dirty.remove(e[1]);
+                // the same bytes: clean first, then no longer dirty, so a lockless reader finds it all along
                 cacheFor(e[1]).put(e[1], new Clean(d.bytes(), d.lastWriter()));
+                dirty.remove(e[1]);
                 count++;
                 if (moved != null) {
                     moved.accept(e[1]);
@@ -245,11 +277,11 @@ public final class PageCache {
     }
 
     public long hits() {
-        return hits;
+        return hits.sum();
     }
 
     public long misses() {
-        return misses;
+        return misses.sum();
     }
 
     /**
@@ -257,9 +289,14 @@ public final class PageCache {
      * the only current copy until applied.
      */
     public void invalidateClean() {
-        epoch++;
-        clean.invalidateAll();
-        preferredCache.invalidateAll();
+        sequence.beginChange();
+        try {
+            epoch.incrementAndGet();
+            clean.invalidateAll();
+            preferredCache.invalidateAll();
+        } finally {
+            sequence.endChange();
+        }
     }
 
     /**
@@ -269,15 +306,20 @@ public final class PageCache {
      * refused loudly rather than dropped silently.
      */
     public void invalidateRange(long firstPage, long count) {
-        epoch++;
-        for (long p = firstPage; p < firstPage + count; p++) {
-            if (dirty.containsKey(p)) {
-                throw new IllegalStateException("page " + p + " changes ownership while dirty (last writer tx "
-                        + dirty.get(p).lastWriter() + ")");
+        sequence.beginChange();
+        try {
+            epoch.incrementAndGet();
+            for (long p = firstPage; p < firstPage + count; p++) {
+                if (dirty.containsKey(p)) {
+                    throw new IllegalStateException("page " + p + " changes ownership while dirty (last writer tx "
+                            + dirty.get(p).lastWriter() + ")");
+                }
+                clean.invalidate(p);
+                preferredCache.invalidate(p);
+                preferred.remove(p);
             }
-            clean.invalidate(p);
-            preferredCache.invalidate(p);
-            preferred.remove(p);
+        } finally {
+            sequence.endChange();
         }
     }
 

@@ -14,12 +14,40 @@ package io.asymnvm.frontend.tx;
  * serving again on the promoted mirror (finding it, re-posting the retained semantic records, re-attaching and
  * re-executing what it had not applied). The other counts start again at a failover (they describe the engine
  * serving now).
+ *
+ * <p>Lockless reads (issue 8, {@link LocklessReads}): {@code locklessAttempts} counts the attempts of read-only
+ * calls run without the execution lock, {@code locklessConflicts} those abandoned because the page cache changed
+ * under them, {@code locklessFallbacks} the calls that then ran under the lock after too many conflicts, and
+ * {@code locklessWrites} the calls of a method that had run read-only and wrote this time (run again under the lock
+ * and logged once). Every re-run, lockless or not, is also in {@code retries}.
  */
 public record EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
                           long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
                           long redoBatches, long reconnects, long lastTxId, long durableTxId, long appliedTxId,
                           long slabGrants, long verifyRoundTrips, long slabReturns,
-                          long failovers, long failoverDetectMillis, long failoverResumeMillis) {
+                          long failovers, long failoverDetectMillis, long failoverResumeMillis,
+                          long locklessAttempts, long locklessConflicts, long locklessFallbacks,
+                          long locklessWrites) {
+
+    /** Counts without lockless reads (an engine before issue 8, or a difference of counts that ignores them). */
+    public EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
+                       long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
+                       long redoBatches, long reconnects, long lastTxId, long durableTxId, long appliedTxId,
+                       long slabGrants, long verifyRoundTrips, long slabReturns,
+                       long failovers, long failoverDetectMillis, long failoverResumeMillis) {
+        this(commits, readOnly, aborts, retries, commitRoundTrips, fetchRoundTrips, controlRoundTrips,
+                backgroundRoundTrips, redoBatches, reconnects, lastTxId, durableTxId, appliedTxId, slabGrants,
+                verifyRoundTrips, slabReturns, failovers, failoverDetectMillis, failoverResumeMillis, 0, 0, 0, 0);
+    }
+
+    /**
+     * Transactions run (committed, read-only or aborted) over the attempts they took: 1.0 when nothing ran twice.
+     * 0 when no transaction ran.
+     */
+    public double runsPerTransaction() {
+        long transactions = commits + readOnly + aborts;
+        return transactions == 0 ? 0.0 : (transactions + retries) / (double) transactions;
+    }
 
     /** Counts of a frontend that never failed over. */
     public EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
@@ -28,6 +56,6 @@ public record EngineStats(long commits, long readOnly, long aborts, long retries
                        long slabGrants, long verifyRoundTrips, long slabReturns) {
         this(commits, readOnly, aborts, retries, commitRoundTrips, fetchRoundTrips, controlRoundTrips,
                 backgroundRoundTrips, redoBatches, reconnects, lastTxId, durableTxId, appliedTxId, slabGrants,
-                verifyRoundTrips, slabReturns, 0, 0, 0);
+                verifyRoundTrips, slabReturns, 0, 0, 0, 0, 0, 0, 0);
     }
 }

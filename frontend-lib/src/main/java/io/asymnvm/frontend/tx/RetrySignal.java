@@ -10,7 +10,11 @@ final class RetrySignal extends Error {
     enum Reason {
         PAGE_MISS, NEED_SLAB, RING_FULL,
         /** A read-only call must commit (it created a named structure): run again as a logged call. */
-        RERUN_LOGGED
+        RERUN_LOGGED,
+        /** A lockless read-only attempt saw the page cache change under it: its view may be mixed, run again. */
+        CONFLICT,
+        /** A lockless attempt is about to write, allocate or create a root: run again under the lock. */
+        WRITES
     }
 
     final Reason reason;

@@ -16,7 +16,10 @@ import java.util.TreeMap;
  * One attempt of a transaction: its private write set (copy-on-write page images plus the list of writes for
  * redo), and the newest unapplied writer among the pages it read. Reads consult the private pages first, then
  * the page cache; a missing page raises a {@link RetrySignal}. Confined to the thread running the method, which
- * holds the execution lock.
+ * holds the execution lock, or, for a <em>lockless</em> read-only attempt ({@link LocklessReads}), does not: then
+ * every page taken from the cache is validated against the cache's change sequence at once (a change raises a
+ * {@code CONFLICT} signal, so the method never goes on with a mixed view), and anything that would change state
+ * (a write, an allocation, a root) raises a {@code WRITES} signal before it has any effect.
  */
 public final class TransactionContext implements Transaction {
     private static final ThreadLocal<TransactionContext> CURRENT = new ThreadLocal<>();
@@ -35,12 +38,46 @@ public final class TransactionContext implements Transaction {
     private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
     private boolean createdNamedRoot;
+    /** Lockless attempt: the cache sequence value it started at (even), and the fetch token of its kept pages. */
+    private final boolean lockless;
+    private final long seen;
+    private final long seenToken;
 
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
+        this(engine, callPages, false, 0, 0);
+    }
+
+    /** A lockless read-only attempt that started at cache sequence {@code seen} and fetch token {@code token}. */
+    TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, long seen, long token) {
+        this(engine, callPages, true, seen, token);
+    }
+
+    private TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, boolean lockless,
+                               long seen, long token) {
         this.engine = engine;
         this.callPages = callPages;
         this.cache = engine.cache();
         this.pageSize = cache.pageSize();
+        this.lockless = lockless;
+        this.seen = seen;
+        this.seenToken = token;
+    }
+
+    /** Whether this attempt runs without the execution lock (a lockless read-only attempt). */
+    boolean lockless() {
+        return lockless;
+    }
+
+    /** Lockless: whether the cache is unchanged since the attempt started (checked again at its end). */
+    boolean stillValid() {
+        return cache.sequence().unchanged(seen);
+    }
+
+    /** Lockless: the attempt may not change anything; abandons it before the change has any effect. */
+    private void refuseChange() {
+        if (lockless) {
+            throw raise(new RetrySignal(RetrySignal.Reason.WRITES, -1));
+        }
     }
 
     /** Whether the calling thread is running a transaction (nested transactional calls join it). */
@@ -136,9 +173,16 @@ public final class TransactionContext implements Transaction {
         if (cached == null) {
             byte[] fetched = callPages.get(pageIndex);
             if (fetched != null) {
+                if (lockless && (cache.fetchToken() != seenToken || !stillValid())) {
+                    // a page kept aside is current only while nothing was invalidated or evicted once dirty
+                    throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
+                }
                 return fetched;
             }
             throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
+        }
+        if (lockless && !stillValid()) {
+            throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
         }
         newestDirtyRead = Math.max(newestDirtyRead, cached.lastWriter());
         return cached.bytes();
@@ -183,6 +227,7 @@ public final class TransactionContext implements Transaction {
 
     @Override
     public void write(long address, byte[] src, int offset, int length) {
+        refuseChange();
         engine.checkWritable(address, length);
         if (length == 0) {
             return;
@@ -203,16 +248,23 @@ public final class TransactionContext implements Transaction {
 
     @Override
     public void preferCached(long address) {
-        cache.prefer(address / pageSize);
+        long pageIndex = address / pageSize;
+        if (!lockless) {
+            cache.prefer(pageIndex);
+        } else if (!cache.isPreferred(pageIndex)) {
+            engine.deferPreference(pageIndex); // moving pages between the cache's parts needs the lock
+        }
     }
 
     @Override
     public long allocate(long size) {
+        refuseChange();
         return engine.allocator().allocate(this, size);
     }
 
     @Override
     public void free(long address) {
+        refuseChange();
         engine.allocator().free(this, address);
     }
 
@@ -223,6 +275,7 @@ public final class TransactionContext implements Transaction {
 
     @Override
     public void setRoot(long address) {
+        refuseChange();
         engine.allocator().setRoot(this, address);
     }
 
@@ -232,6 +285,7 @@ public final class TransactionContext implements Transaction {
     }
 
     public void setDirectory(long address) {
+        refuseChange();
         engine.allocator().setDirectory(this, address);
     }
 
@@ -240,6 +294,7 @@ public final class TransactionContext implements Transaction {
      * first use of a structure opened by name; the engine then commits it as an ordinary transaction.
      */
     public void noteNamedRootCreated() {
+        refuseChange();
         createdNamedRoot = true;
     }
 

@@ -65,6 +65,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * superseded by a new one attached to it, and calls are redirected. Without mirrors none of this runs: the same
  * objects, writes and FLUSHes as before.
  *
+ * <p><b>Lockless reads</b> (issue 8; {@link LocklessReads}). A method that ran read-only last time runs without
+ * {@code exec}, validated against the page cache's change sequence; every change of the cache's contents
+ * (installing a write set, invalidation) is a section of that sequence, made under {@code exec}.
+ *
  * <p>Lock order: {@code flushLock} before {@code exec}.
  */
 public final class TransactionEngine implements AutoCloseable {
@@ -126,6 +130,7 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong redoBatches = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong slabGrants = new AtomicLong();
+    private final LocklessReads readers = new LocklessReads(this, new ReadsView());
     private final SlabReturns slabReturns;
     /** Reads made only by the coherence check mode; kept out of every other count. */
     private final AtomicLong verifyReads = new AtomicLong();
@@ -297,8 +302,14 @@ public final class TransactionEngine implements AutoCloseable {
     private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
             throws Throwable {
         boolean ro = entry.spec().readOnly() && recovered == null;
-        byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
         CallPages callPages = new CallPages();
+        if (recovered == null) {
+            Object result = readers.tryRun(entry, args, callPages); // a method read-only last time: no lock
+            if (result != LocklessReads.LOCKED) {
+                return result;
+            }
+        }
+        byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
         while (true) {
             // A logged call runs on arguments decoded afresh from the bytes it logs, in every attempt: an attempt
             // that changes its arguments and is abandoned cannot leak that change into the committed attempt, and
@@ -315,6 +326,7 @@ public final class TransactionEngine implements AutoCloseable {
                     throw new Superseded(successor); // nothing of this attempt is logged: it runs again there
                 }
                 callPages.validate(cache.fetchToken());
+                readers.applyDeferred(cache);
                 tx.bind();
                 try {
                     result = entry.method().invoke(entry.target(), attemptArgs);
@@ -369,10 +381,16 @@ public final class TransactionEngine implements AutoCloseable {
             }
             if (txId == 0) {
                 readOnly.incrementAndGet();
+                if (recovered == null) {
+                    readers.learn(entry, true);
+                }
                 awaitDurable(tx.newestDirtyRead());
                 return result;
             }
             commits.incrementAndGet();
+            if (recovered == null) {
+                readers.learn(entry, false);
+            }
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
                 try {
                     awaitDurable(txId);
@@ -446,9 +464,7 @@ public final class TransactionEngine implements AutoCloseable {
         long txId = nextTxId++;
         long semEnd = semRing.append(semWriter, semLength,
                 pos -> SemanticRecordLayout.encode(pos, txId, entry.hash(), argBytes, argBytes.length), txId);
-        for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
-            cache.putDirty(p.getKey(), p.getValue(), txId);
-        }
+        cache.putDirty(tx.privatePages(), txId); // one change of the cache sequence: readers see all or re-run
         redo.append(txId, tx.writes(), semEnd);
         posted = new Mark(txId, semEnd);
         if (redo.txCount() >= options.redoBatchTransactions() || redo.bytes() >= redo.maxBatchBytes() / 2) {
@@ -498,9 +514,7 @@ public final class TransactionEngine implements AutoCloseable {
         nextTxId++;
         semRing.adopt(semWriter, record.position(), record.raw(), txId, record.position() + record.raw().length);
         long semEnd = semRing.position();
-        for (Map.Entry<Long, byte[]> p : tx.privatePages().entrySet()) {
-            cache.putDirty(p.getKey(), p.getValue(), txId);
-        }
+        cache.putDirty(tx.privatePages(), txId); // one change of the cache sequence: readers see all or re-run
         redo.append(txId, tx.writes(), semEnd);
         posted = new Mark(txId, semEnd);
         if (redo.txCount() >= options.redoBatchTransactions() || redo.bytes() >= redo.maxBatchBytes() / 2) {
@@ -599,6 +613,11 @@ public final class TransactionEngine implements AutoCloseable {
         return true;
     }
 
+    /** Lockless: a page preference met without the lock, applied by the next holder of {@code exec}. */
+    void deferPreference(long pageIndex) {
+        readers.defer(pageIndex);
+    }
+
     private void handle(RetrySignal signal, CallPages callPages) {
         switch (signal.reason) {
             case PAGE_MISS -> {
@@ -629,6 +648,7 @@ public final class TransactionEngine implements AutoCloseable {
             exec.lock();
             try {
                 token = cache.fetchToken();
+                readers.applyDeferred(cache);
                 pages = readAheadWindow(pageIndex);
                 if (options.verifyCache()) {
                     cleanBefore = new byte[pages][];
@@ -779,6 +799,39 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
+    /** What {@link LocklessReads} sees of this engine. */
+    private final class ReadsView implements LocklessReads.Engine {
+        @Override
+        public PageCache cache() {
+            return cache;
+        }
+
+        @Override
+        public void checkServing() {
+            checkUsable();
+        }
+
+        @Override
+        public void handle(RetrySignal signal, CallPages callPages) {
+            TransactionEngine.this.handle(signal, callPages);
+        }
+
+        @Override
+        public void awaitDurable(long txId) {
+            TransactionEngine.this.awaitDurable(txId);
+        }
+
+        @Override
+        public void countRetry() {
+            retries.incrementAndGet();
+        }
+
+        @Override
+        public void countAbort() {
+            aborts.incrementAndGet();
+        }
+    }
+
     /** What {@link SlabReturns} sees of this engine. */
     private final class ReturnsView implements SlabReturns.Engine {
         @Override
@@ -868,8 +921,13 @@ public final class TransactionEngine implements AutoCloseable {
                 try {
                     // ownership changes: nothing cached of the slab survives, no fetch in flight installs a page
                     // of it read before the grant initialised its header (PageCache's coherence invariant)
-                    cache.invalidateRange(slab * slabPages, slabPages);
-                    allocator.addSlab(slab);
+                    cache.sequence().beginChange(); // one section: lockless readers see both or re-run
+                    try {
+                        cache.invalidateRange(slab * slabPages, slabPages);
+                        allocator.addSlab(slab);
+                    } finally {
+                        cache.sequence().endChange();
+                    }
                     slabGrants.incrementAndGet();
                 } finally {
                     exec.unlock();
@@ -1290,11 +1348,12 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     public EngineStats stats() {
-        return new EngineStats(commits.get(), readOnly.get(), aborts.get(), retries.get(), commitRoundTrips.get(),
+        return new EngineStats(commits.get(), readOnly.get() + readers.completed(), aborts.get(), retries.get(), commitRoundTrips.get(),
                 fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
                 reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
                 verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
-                failover.resumeMillis());
+                failover.resumeMillis(), readers.attempts(), readers.conflicts(), readers.fallbacks(),
+                readers.abandoned());
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
