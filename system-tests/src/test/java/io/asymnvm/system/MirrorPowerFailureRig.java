@@ -32,8 +32,8 @@ import java.util.function.BooleanSupplier;
  * each transfer is acknowledged only once its semantic record is durable on both nodes.
  *
  * <p>Families ({@link Family}): the phase in which the power is cut (shipping: the mirror is in sync before the
- * transfers start; catch-up: the mirror is added after a quarter of them, its image copy and catch-up run while
- * the rest commit; promotion: the backend is lost after half of them and the mirror's power is cut while it is
+ * transfers start; catch-up: the mirror joins as the frontend opens, its image copy and catch-up run while the
+ * accounts are created and the transfers commit; promotion: the backend is lost after half of them and the mirror's power is cut while it is
  * promoted and the frontend resumes on it) and whose power is cut. The crash point {@code k} counts the persist
  * calls of the cut region from the arming (after the accounts were created and applied; for promotion, from the
  * moment the backend is lost), over all threads.
@@ -49,15 +49,17 @@ import java.util.function.BooleanSupplier;
  * waits for the mirror, then fails with {@code CONNECTION_LOST}), and a new incarnation on the backend must see the
  * oracle plus a prefix of the pending transfers.
  *
- * <p>Small geometry as in {@link PowerFailureRig} (8 MiB images, 16 KiB rings, 64 KiB slabs).
+ * <p>Small geometry as in {@link PowerFailureRig} (4 MiB images, 16 KiB rings, 64 KiB slabs): the image copy to the
+ * mirror that starts every run stays short.
  */
 final class MirrorPowerFailureRig {
     static final int ACCOUNTS = PowerFailureRig.ACCOUNTS;
     static final long INITIAL = PowerFailureRig.INITIAL;
-    static final int PM_SIZE = PowerFailureRig.PM_SIZE;
+    /** Half of PowerFailureRig's image: every run copies the heap to the mirror once. */
+    static final int PM_SIZE = 4 << 20;
     static final long RING = PowerFailureRig.RING;
     private static final long PHASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
-    private static final long MIRROR_RECONNECT_MILLIS = 200;
+    private static final long MIRROR_RECONNECT_MILLIS = 20;
 
     /** When the power is cut and whose. */
     enum Family {
@@ -67,7 +69,9 @@ final class MirrorPowerFailureRig {
         CATCH_UP_BACKEND(Phase.CATCH_UP, true, false),
         CATCH_UP_MIRROR(Phase.CATCH_UP, false, true),
         CATCH_UP_BOTH(Phase.CATCH_UP, true, true),
-        PROMOTION_MIRROR(Phase.PROMOTION, false, true);
+        PROMOTION_MIRROR(Phase.PROMOTION, false, true),
+        /** The mirror joins (or its shipper re-attaches: a new copy) after a quarter of the transfers. */
+        LATE_JOIN_BACKEND(Phase.LATE_JOIN, true, false);
 
         final Phase phase;
         final boolean backendCut;
@@ -86,7 +90,9 @@ final class MirrorPowerFailureRig {
     }
 
     enum Phase {
-        SHIPPING, CATCH_UP, PROMOTION
+        SHIPPING, CATCH_UP, PROMOTION,
+        /** The frontend dual-posts to the mirror from its start; the copy starts after a quarter of the plan. */
+        LATE_JOIN
     }
 
     /** How a crash state ended. */
@@ -168,8 +174,10 @@ final class MirrorPowerFailureRig {
                 Superblock sb = SuperblockLayout.withEpoch(backend.get().superblock(),
                         backend.get().replication().epoch());
                 mirror.set(BackendNode.startMirror(mirrorConfig, mirrorRegion, sb));
-                if (family.phase != Phase.CATCH_UP) {
+                if (family.phase != Phase.LATE_JOIN) {
                     addMirror(backend.get(), mirror.get());
+                }
+                if (family.phase != Phase.CATCH_UP && family.phase != Phase.LATE_JOIN) {
                     awaitOrFail("the mirror is in sync", () -> inSync(mirror.get()));
                 }
                 fe.set(open(backend.get().localFabric(), List.of(mirror.get().localFabric())));
@@ -192,7 +200,7 @@ final class MirrorPowerFailureRig {
                     return;
                 }
                 arm(counted, crashPoint, base);
-                if (family.phase == Phase.CATCH_UP) {
+                if (family.phase == Phase.LATE_JOIN) {
                     int quarter = plan.size() / 4;
                     transfers(fe.get(), plan.subList(0, quarter), pending, mirrorRegion);
                     addMirror(backend.get(), mirror.get());
@@ -214,9 +222,9 @@ final class MirrorPowerFailureRig {
             }
         }, "mirror-bank-worker-" + crashPoint);
         worker.start();
-        if (family.phase != Phase.PROMOTION && family.backendCut) {
-            // the backend dies: its frontend's machine is useless without it (a new incarnation resumes later)
-            if (!awaitUntil(() -> !worker.isAlive() || backendRegion.powerLost())) {
+        if (family.phase == Phase.PROMOTION || family.backendCut) {
+            // the node the frontend commits to dies: a new incarnation of the frontend resumes later
+            if (!awaitUntil(() -> !worker.isAlive() || counted.powerLost())) {
                 unexpected.compareAndSet(null, "workload hung: " + stackOf(worker));
             }
             if (family.mirrorCut) {
