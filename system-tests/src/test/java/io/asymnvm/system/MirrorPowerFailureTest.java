@@ -99,7 +99,8 @@ class MirrorPowerFailureTest {
      * its start, and the backend starts shipping to the mirror (image copy, catch-up) only after a quarter of the
      * transfers, which is also what a shipper that re-attaches does (a new copy while frontends keep committing).
      * Power cut at the backend once the mirror reports in sync; the promoted mirror then fails the frontend's
-     * recovery: seed 20261124 crash point 33, "re-execution of tx 5 ... heap range [-634, -626) outside the heap":
+     * recovery (4 of 140 crash states, seed 20261124, e.g. crash point 47: "re-execution of tx 11 ... heap range
+     * [-347, -339) outside the heap"; 120 refused promotion while catching up, 16 were promoted correctly):
      * the re-executed transaction reads a root that the mirror's copy does not hold. Replay with
      * {@code -Dtest='MirrorPowerFailureTest#lateJoinOfAMirrorTheFrontendAlreadyUses'} after removing
      * {@code @Disabled}.
