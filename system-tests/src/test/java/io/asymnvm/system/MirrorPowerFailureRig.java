@@ -20,9 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -33,8 +31,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Families ({@link Family}): the phase in which the power is cut (shipping: the mirror is in sync before the
  * transfers start; catch-up: the mirror joins as the frontend opens, its image copy and catch-up run while the
- * accounts are created and the transfers commit; promotion: the backend is lost after half of them and the mirror's power is cut while it is
- * promoted and the frontend resumes on it) and whose power is cut. The crash point {@code k} counts the persist
+ * accounts are created and the transfers commit; promotion: the backend is lost after half of them and the
+ * mirror's power is cut while it is promoted and the frontend resumes on it; late join: see
+ * {@link Phase#LATE_JOIN}) and whose power is cut. The crash point {@code k} counts the persist
  * calls of the cut region from the arming (after the accounts were created and applied; for promotion, from the
  * moment the backend is lost), over all threads.
  *
@@ -58,7 +57,6 @@ final class MirrorPowerFailureRig {
     /** Half of PowerFailureRig's image: every run copies the heap to the mirror once. */
     static final int PM_SIZE = 4 << 20;
     static final long RING = PowerFailureRig.RING;
-    private static final long PHASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long MIRROR_RECONNECT_MILLIS = 20;
 
     /** When the power is cut and whose. */
@@ -224,16 +222,17 @@ final class MirrorPowerFailureRig {
         worker.start();
         if (family.phase == Phase.PROMOTION || family.backendCut) {
             // the node the frontend commits to dies: a new incarnation of the frontend resumes later
-            if (!awaitUntil(() -> !worker.isAlive() || counted.powerLost())) {
-                unexpected.compareAndSet(null, "workload hung: " + stackOf(worker));
+            if (!PowerFailureRig.awaitUntil(() -> !worker.isAlive() || counted.powerLost())) {
+                unexpected.compareAndSet(null, "workload hung: " + PowerFailureRig.stackOf(worker));
             }
             if (family.mirrorCut) {
                 cutNow(mirrorRegion);
             }
             crashQuietly(fe.get());
         }
-        if (!join(worker)) {
-            unexpected.compareAndSet(null, "worker did not stop after the power failure: " + stackOf(worker));
+        if (!PowerFailureRig.join(worker)) {
+            unexpected.compareAndSet(null, "worker did not stop after the power failure: "
+                    + PowerFailureRig.stackOf(worker));
             worker.interrupt();
         }
         crashQuietly(fe.get());
@@ -490,36 +489,8 @@ final class MirrorPowerFailureRig {
     }
 
     private static void awaitOrFail(String what, BooleanSupplier condition) {
-        if (!awaitUntil(condition)) {
+        if (!PowerFailureRig.awaitUntil(condition)) {
             throw new IllegalStateException("timed out waiting until " + what);
         }
-    }
-
-    private static boolean awaitUntil(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + PHASE_TIMEOUT_NANOS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-        }
-        return true;
-    }
-
-    private static boolean join(Thread t) {
-        try {
-            t.join(TimeUnit.NANOSECONDS.toMillis(PHASE_TIMEOUT_NANOS));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return !t.isAlive();
-    }
-
-    private static String stackOf(Thread t) {
-        StringBuilder b = new StringBuilder(t.getName());
-        for (StackTraceElement e : t.getStackTrace()) {
-            b.append("\n      at ").append(e);
-        }
-        return b.toString();
     }
 }

@@ -97,7 +97,8 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
         b.append(String.format(Locale.ROOT, "  ratio commit p50 / rtt p50      %.2f%n", ratio()));
         b.append(String.format(Locale.ROOT, "  round trips waited per commit   %.4f%n", roundTripsPerCommit));
         if (replication != null) {
-            b.append(String.format(Locale.ROOT, "  unreplicated commit      p50 %9.1f us   (commits above: 1 SYNC mirror)%n",
+            b.append(String.format(Locale.ROOT,
+                    "  unreplicated commit      p50 %9.1f us   (commits above: 1 SYNC mirror)%n",
                     unreplicatedP50Micros()));
             b.append(String.format(Locale.ROOT, "  replication ratio (p50 / unreplicated p50)  %.3f%n",
                     replicationRatio()));
