@@ -64,6 +64,17 @@ public final class BackendNode implements AutoCloseable {
         return new BackendNode(config, null, true, formatAs);
     }
 
+    /**
+     * Starts a node in the mirror role over a caller-provided region (simulated PM in crash tests); a blank region
+     * is first formatted as {@code formatAs} (the backend's superblock). The region stays open after close.
+     */
+    public static BackendNode startMirror(BackendConfiguration config, PersistentRegion region, Superblock formatAs) {
+        if (formatAs != null && region.getLong(io.asymnvm.core.layout.SuperblockLayout.MAGIC_OFFSET) == 0) {
+            io.asymnvm.core.layout.SuperblockLayout.write(region, formatAs);
+        }
+        return new BackendNode(config, region, true, null);
+    }
+
     /** The node's role, epoch and replication (mirror side and the backend's shippers). */
     public ReplicationService replication() {
         return replication;

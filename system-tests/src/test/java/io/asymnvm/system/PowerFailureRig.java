@@ -585,7 +585,7 @@ final class PowerFailureRig {
         }
     }
 
-    private static boolean awaitUntil(BooleanSupplier condition) {
+    static boolean awaitUntil(BooleanSupplier condition) {
         long deadline = System.nanoTime() + PHASE_TIMEOUT_NANOS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -596,7 +596,7 @@ final class PowerFailureRig {
         return true;
     }
 
-    private static boolean join(Thread t) {
+    static boolean join(Thread t) {
         try {
             t.join(TimeUnit.NANOSECONDS.toMillis(PHASE_TIMEOUT_NANOS));
         } catch (InterruptedException e) {
@@ -635,7 +635,7 @@ final class PowerFailureRig {
         return b.toString();
     }
 
-    private static String stackOf(Thread t) {
+    static String stackOf(Thread t) {
         StringBuilder b = new StringBuilder(t.getName());
         for (StackTraceElement e : t.getStackTrace()) {
             b.append("\n      at ").append(e);

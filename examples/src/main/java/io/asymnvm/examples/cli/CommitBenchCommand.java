@@ -41,15 +41,23 @@ public final class CommitBenchCommand implements Callable<Integer> {
     int warmupSeconds;
 
     @Option(names = "--json", description = "Print one JSON object with commit_p50_us, commit_p99_us, rtt_p50_us, "
-            + "ratio, round_trips_per_commit, commits.")
+            + "ratio, round_trips_per_commit, commits; with --mirrors 1 also mirrors, unreplicated_p50_us, "
+            + "replication_ratio, backend_flushes_per_commit, mirror_flushes_per_commit.")
     boolean json;
+
+    @Option(names = "--mirrors", defaultValue = "0",
+            description = "SYNC mirrors (0.." + CommitRig.MAX_MIRRORS + "). With 1, the commits measured are "
+                    + "replicated to a mirror node, and an unreplicated frontend's commits are measured in the "
+                    + "same run (replication_ratio = replicated p50 / unreplicated p50). Default: ${DEFAULT-VALUE}.")
+    int mirrors;
 
     @Override
     public Integer call() {
         requireRange("--seconds", seconds, 1, MAX_SECONDS);
         requireRange("--warmup-seconds", warmupSeconds, 0, MAX_SECONDS);
+        requireRange("--mirrors", mirrors, 0, CommitRig.MAX_MIRRORS);
         CommitReport report;
-        try (CommitRig rig = CommitRig.start(fabric)) {
+        try (CommitRig rig = CommitRig.start(fabric, mirrors)) {
             report = new CommitLatencyRun(rig).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
                     TimeUnit.SECONDS.toNanos(seconds));
         }

@@ -10,6 +10,11 @@ import java.util.concurrent.TimeUnit;
  * in alternating blocks of {@value #BLOCK} samples so that both see the same machine (JIT state, CPU frequency,
  * background load). A warm-up phase runs the same loop unrecorded. Round trips per commit come from the
  * engine's exact counters over the measured phase, not from timing.
+ *
+ * <p>With a SYNC mirror ({@link CommitRig#mirrors()} = 1) a third block joins the rotation: the replicated
+ * frontend's commits are the report's commits (and round trips per commit), the unreplicated frontend's are
+ * recorded beside them, and the FLUSHes the replicated frontend posted to each node are counted over the measured
+ * phase (one per node per commit when the record is posted to both and flushed in parallel).
  */
 public final class CommitLatencyRun {
     /** Samples of one kind before switching to the other. */
@@ -27,12 +32,17 @@ public final class CommitLatencyRun {
     public CommitReport run(long warmupNanos, long measureNanos) {
         Histogram commits = new Histogram(SIGNIFICANT_DIGITS);
         Histogram rtts = new Histogram(SIGNIFICANT_DIGITS);
-        loop(warmupNanos, new Histogram(SIGNIFICANT_DIGITS), new Histogram(SIGNIFICANT_DIGITS));
-        EngineStats before = rig.stats();
+        boolean replicated = rig.mirrors() > 0;
+        Histogram unreplicated = replicated ? new Histogram(SIGNIFICANT_DIGITS) : null;
+        loop(warmupNanos, new Histogram(SIGNIFICANT_DIGITS), new Histogram(SIGNIFICANT_DIGITS),
+                replicated ? new Histogram(SIGNIFICANT_DIGITS) : null);
+        EngineStats before = replicated ? rig.replicatedStats() : rig.stats();
+        long backendFlushes = replicated ? rig.replicatedBackendFlushes() : 0;
+        long mirrorFlushes = replicated ? rig.replicatedMirrorFlushes() : 0;
         long start = System.nanoTime();
-        loop(measureNanos, commits, rtts);
+        loop(measureNanos, commits, rtts, unreplicated);
         long elapsed = System.nanoTime() - start;
-        EngineStats after = rig.stats();
+        EngineStats after = replicated ? rig.replicatedStats() : rig.stats();
         long committed = after.commits() - before.commits();
         long roundTrips = after.commitRoundTrips() - before.commitRoundTrips();
         if (committed != commits.getTotalCount()) {
@@ -42,10 +52,14 @@ public final class CommitLatencyRun {
         return new CommitReport(rig.kind(), elapsed / (double) TimeUnit.SECONDS.toNanos(1), commits, rtts,
                 committed, committed == 0 ? Double.NaN : roundTrips / (double) committed,
                 after.backgroundRoundTrips() - before.backgroundRoundTrips(),
-                after.redoBatches() - before.redoBatches());
+                after.redoBatches() - before.redoBatches(),
+                replicated ? new CommitReport.Replication(unreplicated,
+                        (rig.replicatedBackendFlushes() - backendFlushes) / (double) committed,
+                        (rig.replicatedMirrorFlushes() - mirrorFlushes) / (double) committed) : null);
     }
 
-    private void loop(long durationNanos, Histogram commits, Histogram rtts) {
+    /** {@code unreplicated} non-null: {@code commits} are the replicated frontend's, these the other's. */
+    private void loop(long durationNanos, Histogram commits, Histogram rtts, Histogram unreplicated) {
         long end = System.nanoTime() + durationNanos;
         while (System.nanoTime() < end) {
             for (int i = 0; i < BLOCK; i++) {
@@ -53,10 +67,22 @@ public final class CommitLatencyRun {
                 rig.rawRoundTrip();
                 rtts.recordValue(System.nanoTime() - t0);
             }
+            if (unreplicated != null) {
+                for (int i = 0; i < BLOCK; i++) {
+                    long value = nextValue++;
+                    long t0 = System.nanoTime();
+                    rig.commit(value);
+                    unreplicated.recordValue(System.nanoTime() - t0);
+                }
+            }
             for (int i = 0; i < BLOCK; i++) {
                 long value = nextValue++;
                 long t0 = System.nanoTime();
-                rig.commit(value);
+                if (unreplicated != null) {
+                    rig.commitReplicated(value);
+                } else {
+                    rig.commit(value);
+                }
                 commits.recordValue(System.nanoTime() - t0);
             }
         }

@@ -8,11 +8,37 @@ import java.util.Locale;
 /**
  * What one commit-latency run measured: commit and raw round-trip latencies (nanoseconds, HdrHistogram), the
  * number of measured commits, the round trips the engine waited per commit, and what the frontend did off the
- * commit path meanwhile (redo batches shipped, background round trips of its agent thread).
+ * commit path meanwhile (redo batches shipped, background round trips of its agent thread). With a SYNC mirror,
+ * {@code replication} is non-null and the commits are the replicated frontend's.
  */
 public record CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos,
                            long commits, double roundTripsPerCommit, long backgroundRoundTrips,
-                           long redoBatches) {
+                           long redoBatches, Replication replication) {
+
+    /**
+     * The same run's unreplicated commits (another frontend on the same backend, in alternating blocks) and the
+     * FLUSHes the replicated frontend posted per commit to the backend and to the mirror.
+     */
+    public record Replication(Histogram unreplicatedNanos, double backendFlushesPerCommit,
+                              double mirrorFlushesPerCommit) {
+    }
+
+    public CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos, long commits,
+                        double roundTripsPerCommit, long backgroundRoundTrips, long redoBatches) {
+        this(fabric, seconds, commitNanos, rttNanos, commits, roundTripsPerCommit, backgroundRoundTrips,
+                redoBatches, null);
+    }
+
+    /** Unreplicated commit p50 of the same run (with a mirror only). */
+    public double unreplicatedP50Micros() {
+        return micros(replication.unreplicatedNanos(), 50);
+    }
+
+    /** Replicated commit p50 over unreplicated commit p50 (with a mirror only). */
+    public double replicationRatio() {
+        double u = unreplicatedP50Micros();
+        return u == 0 ? Double.NaN : commitP50Micros() / u;
+    }
 
     public double commitP50Micros() {
         return micros(commitNanos, 50);
@@ -42,13 +68,21 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
 
     /** One JSON object, keys in a fixed order, every value a number. */
     public String toJson() {
-        return Json.write(Json.object()
+        var o = Json.object()
                 .put("commit_p50_us", Json.decimal(commitP50Micros(), 3))
                 .put("commit_p99_us", Json.decimal(commitP99Micros(), 3))
                 .put("rtt_p50_us", Json.decimal(rttP50Micros(), 3))
                 .put("ratio", Json.decimal(ratio(), 4))
                 .put("round_trips_per_commit", Json.decimal(roundTripsPerCommit, 4))
-                .put("commits", commits));
+                .put("commits", commits);
+        if (replication != null) {
+            o.put("mirrors", 1)
+                    .put("unreplicated_p50_us", Json.decimal(unreplicatedP50Micros(), 3))
+                    .put("replication_ratio", Json.decimal(replicationRatio(), 4))
+                    .put("backend_flushes_per_commit", Json.decimal(replication.backendFlushesPerCommit(), 4))
+                    .put("mirror_flushes_per_commit", Json.decimal(replication.mirrorFlushesPerCommit(), 4));
+        }
+        return Json.write(o);
     }
 
     /** A few aligned lines for people. */
@@ -62,6 +96,15 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
                 rttP50Micros(), rttP99Micros(), rttNanos.getTotalCount()));
         b.append(String.format(Locale.ROOT, "  ratio commit p50 / rtt p50      %.2f%n", ratio()));
         b.append(String.format(Locale.ROOT, "  round trips waited per commit   %.4f%n", roundTripsPerCommit));
+        if (replication != null) {
+            b.append(String.format(Locale.ROOT,
+                    "  unreplicated commit      p50 %9.1f us   (commits above: 1 SYNC mirror)%n",
+                    unreplicatedP50Micros()));
+            b.append(String.format(Locale.ROOT, "  replication ratio (p50 / unreplicated p50)  %.3f%n",
+                    replicationRatio()));
+            b.append(String.format(Locale.ROOT, "  FLUSHes per commit      backend %.4f   mirror %.4f%n",
+                    replication.backendFlushesPerCommit(), replication.mirrorFlushesPerCommit()));
+        }
         b.append(String.format(Locale.ROOT, "  off the commit path             %,d redo batches, %,d background round "
                 + "trips%n", redoBatches, backgroundRoundTrips));
         return b.toString();

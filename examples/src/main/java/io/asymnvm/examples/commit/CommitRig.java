@@ -12,9 +12,13 @@ import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.mirror.MirrorNode;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A backend node on a scratch PM file (under {@code /dev/shm} when present), a frontend attached to it as
@@ -31,13 +35,24 @@ import java.util.Objects;
  * ring scan on the backend), which is neither part of the fabric's round trip nor on the commit path. The probe
  * writes zeros, which no ring scan takes for a record.
  *
- * <p>The frontend runs with default options except the ASYNC flush interval (see
+ * <p>With one mirror ({@link #start(FabricKind, int)}, issue 9): a mirror node of the backend (over the same
+ * fabric kind: {@code MirrorNode.start} from the backend's tcp address, or {@code startLocal}), in sync before the
+ * rig is returned, and a second frontend, {@value #REPLICATED_FRONTEND_ID}, with its own register, opened with
+ * the mirror as SYNC mirror through {@link CountingFabric}s: its FLUSHes are counted per node. The first
+ * frontend stays unreplicated, so one run measures both commits on the same machine state.
+ *
+ * <p>The frontends run with default options except the ASYNC flush interval (see
  * {@link #ASYNC_FLUSH_OFF_MICROS}). Single-threaded use; {@link #close()} tears everything down and deletes the
  * scratch directory.
  */
 public final class CommitRig implements AutoCloseable {
     public static final int FRONTEND_ID = 0;
     public static final int PROBE_FRONTEND_ID = 1;
+    /** The frontend whose commits are replicated to the SYNC mirror (with {@code --mirrors 1}). */
+    public static final int REPLICATED_FRONTEND_ID = 2;
+    /** Mirrors a rig supports: none or one. */
+    public static final int MAX_MIRRORS = 1;
+    private static final long IN_SYNC_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Size of the probe's raw WRITE. */
     public static final int PROBE_WRITE_LENGTH = 64;
     private static final String HOST = "127.0.0.1";
@@ -56,17 +71,40 @@ public final class CommitRig implements AutoCloseable {
     private FabricConnection probe;
     private AsymNvm nvm;
     private Register register;
+    // ---- with one SYNC mirror ----
+    private final int mirrors;
+    private MirrorNode mirror;
+    private CountingFabric replicatedBackend;
+    private CountingFabric replicatedMirror;
+    private AsymNvm replicatedNvm;
+    private Register replicatedRegister;
 
-    private CommitRig(FabricKind kind) {
+    private CommitRig(FabricKind kind, int mirrors) {
         this.kind = kind;
+        this.mirrors = mirrors;
         this.directory = ScratchDirectory.create("asymnvm-bench-");
     }
 
     /** Starts a node, a frontend and the probe over {@code kind}; everything started is undone on failure. */
     public static CommitRig start(FabricKind kind) {
-        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"));
+        return start(kind, 0);
+    }
+
+    /**
+     * As {@link #start(FabricKind)}, plus {@code mirrors} (0 or 1) SYNC mirror and the replicated frontend; every
+     * value is checked before anything is created.
+     */
+    public static CommitRig start(FabricKind kind, int mirrors) {
+        if (mirrors < 0 || mirrors > MAX_MIRRORS) {
+            throw new IllegalArgumentException("mirrors " + mirrors + " is outside [0, " + MAX_MIRRORS
+                    + "]: the commit bench runs without a mirror or with one SYNC mirror");
+        }
+        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"), mirrors);
         try {
             rig.open();
+            if (mirrors > 0) {
+                rig.openMirror();
+            }
             return rig;
         } catch (RuntimeException e) {
             try {
@@ -99,8 +137,64 @@ public final class CommitRig implements AutoCloseable {
         register.create();
     }
 
+    /**
+     * Starts the mirror, waits until it is in sync (the copy of the image and the registers' creation replayed),
+     * then opens the replicated frontend over counting fabrics and creates its register.
+     */
+    private void openMirror() {
+        BackendConfiguration.Builder mc = BackendConfiguration.builder(directory.resolve("mirror.pm"))
+                .port(kind == FabricKind.TCP ? 0 : -1);
+        if (node.credentialsFile() != null) {
+            mc.credentials(node.credentialsFile());
+        }
+        mirror = kind == FabricKind.TCP ? MirrorNode.start(mc.conclude(), HOST, node.port())
+                : MirrorNode.startLocal(mc.conclude(), node);
+        long deadline = System.nanoTime() + IN_SYNC_TIMEOUT_NANOS;
+        while (!mirror.inSync()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the mirror did not reach in sync within "
+                        + TimeUnit.NANOSECONDS.toSeconds(IN_SYNC_TIMEOUT_NANOS) + " s (state " + mirror.state() + ")");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
+                .credentials(node.credentialsFile()).conclude();
+        replicatedBackend = new CountingFabric(kind == FabricKind.TCP ? new TcpFabric(HOST, node.port())
+                : node.localFabric());
+        replicatedMirror = new CountingFabric(kind == FabricKind.TCP ? new TcpFabric(HOST, mirror.port())
+                : mirror.localFabric());
+        replicatedNvm = AsymNvm.open(replicatedBackend, List.of(replicatedMirror), REPLICATED_FRONTEND_ID, options);
+        replicatedRegister = replicatedNvm.transactional(Register.class, new Register.Impl());
+        replicatedRegister.create();
+    }
+
     public FabricKind kind() {
         return kind;
+    }
+
+    /** SYNC mirrors of the replicated frontend (0 or 1). */
+    public int mirrors() {
+        return mirrors;
+    }
+
+    /** One single-thread SYNC transaction of the replicated frontend: durable on the backend and the mirror. */
+    public void commitReplicated(long value) {
+        replicatedRegister.set(value);
+    }
+
+    /** The replicated frontend's engine counters. */
+    public EngineStats replicatedStats() {
+        return replicatedNvm.stats();
+    }
+
+    /** FLUSHes the replicated frontend posted to the backend, over all its connections. */
+    public long replicatedBackendFlushes() {
+        return replicatedBackend.flushes();
+    }
+
+    /** FLUSHes the replicated frontend posted to the mirror, over all its connections. */
+    public long replicatedMirrorFlushes() {
+        return replicatedMirror.flushes();
     }
 
     /** One single-thread SYNC transaction writing one long; returns once it is durable. */
@@ -136,6 +230,10 @@ public final class CommitRig implements AutoCloseable {
         failure = run(failure, probe == null ? null : probe::close);
         failure = run(failure, probeFabric == null ? null : probeFabric::close);
         failure = run(failure, nvm == null ? null : nvm::close);
+        failure = run(failure, replicatedNvm == null ? null : replicatedNvm::close);
+        failure = run(failure, replicatedBackend == null || kind != FabricKind.TCP ? null : replicatedBackend::close);
+        failure = run(failure, replicatedMirror == null || kind != FabricKind.TCP ? null : replicatedMirror::close);
+        failure = run(failure, mirror == null ? null : mirror::close);
         failure = run(failure, node == null ? null : node::close);
         failure = run(failure, () -> ScratchDirectory.delete(directory));
         if (failure != null) {

@@ -1,0 +1,219 @@
+package io.asymnvm.system;
+
+import io.asymnvm.recovery.crash.SimulatedPowerFailure;
+import io.asymnvm.system.MirrorPowerFailureRig.Family;
+import io.asymnvm.system.MirrorPowerFailureRig.Outcome;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Replication under simulated power failure (issue 9, item 8), with {@link MirrorPowerFailureRig}: a backend and
+ * a SYNC mirror on simulated PM, the power cut at sampled persist points of the backend's region, the mirror's, or
+ * both at once, while the redo is shipped, while the mirror catches up, and while it is promoted. For each family
+ * a dry run counts the persist calls P of the counted region, then the identical workload is rerun with the power
+ * cut at points sampled over [0, P) (evenly spread plus random ones) and checked: the backend lost for good, the
+ * mirror promoted (or refusing with REPLICA_BEHIND while it may miss acknowledged transfers), a new frontend
+ * incarnation recovers on it and must see every acknowledged transfer and no partial one; or, when only the
+ * mirror died, the backend keeps every acknowledged transfer and nothing is acknowledged without the mirror.
+ *
+ * <p>Each violation names seed, family, crash point, image seed and where the power failed, so that it can be
+ * replayed ({@code -Dasymnvm.seed=S -Dasymnvm.mirrorCrashBudget=N}). At least 1,000 crash states by default;
+ * 10,000 in the {@code slow} variant. The counts are printed per family and outcome.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class MirrorPowerFailureTest {
+    private static final long SEED = Long.getLong("asymnvm.seed", 20261124L);
+    private static final int TRANSFERS = 30;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong dyingThreads = new AtomicLong();
+    private Thread.UncaughtExceptionHandler previousHandler;
+
+    /** Threads of a node or frontend that die with the power (replayer, shipper, agent) are expected. */
+    @BeforeEach
+    void quietPowerFailures() {
+        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            if (SimulatedPowerFailure.findIn(e) != null) {
+                dyingThreads.incrementAndGet();
+            } else if (previousHandler != null) {
+                previousHandler.uncaughtException(t, e);
+            } else {
+                System.err.println("Exception in thread \"" + t.getName() + "\"");
+                e.printStackTrace();
+            }
+        });
+    }
+
+    @AfterEach
+    void restoreHandler() {
+        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+    }
+
+    /** Every family but the late join, whose known failure {@link #lateJoinOfAMirrorTheFrontendAlreadyUses} shows. */
+    private static final List<Family> PASSING = List.of(Family.SHIPPING_BACKEND, Family.SHIPPING_MIRROR,
+            Family.SHIPPING_BOTH, Family.CATCH_UP_BACKEND, Family.CATCH_UP_MIRROR, Family.CATCH_UP_BOTH,
+            Family.PROMOTION_MIRROR);
+
+    @Test
+    void shouldLoseNoAcknowledgedTransferWhenPowerFailsDuringReplication() {
+        Exploration e = explore(Integer.getInteger("asymnvm.mirrorStates", 1_000), "default", PASSING);
+        // the families reach the outcomes they exist for
+        assertTrue(e.count(Family.SHIPPING_BACKEND, Outcome.PROMOTED) > 0, "no promotion after a backend cut");
+        assertTrue(e.count(Family.SHIPPING_MIRROR, Outcome.BACKEND_SERVED) > 0, "no backend served after a mirror cut");
+        assertTrue(e.count(Family.CATCH_UP_BACKEND, Outcome.PROMOTED) > 0, "no promotion after catch-up");
+        assertTrue(e.count(Family.PROMOTION_MIRROR, Outcome.RESTARTED_PROMOTED) > 0,
+                "no promoted mirror restarted after a cut");
+    }
+
+    @Test
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldLoseNoAcknowledgedTransferInTenThousandReplicationPowerFailures() {
+        explore(10_000, "slow", PASSING);
+    }
+
+    /**
+     * Known failure (found by this test, not fixed here): the frontend commits with the mirror as SYNC mirror from
+     * its start, and the backend starts shipping to the mirror (image copy, catch-up) only after a quarter of the
+     * transfers, which is also what a shipper that re-attaches does (a new copy while frontends keep committing).
+     * Power cut at the backend once the mirror reports in sync; the promoted mirror then fails the frontend's
+     * recovery (4 of 140 crash states, seed 20261124, e.g. crash point 47: "re-execution of tx 11 ... heap range
+     * [-347, -339) outside the heap"; 120 refused promotion while catching up, 16 were promoted correctly):
+     * the re-executed transaction reads a root that the mirror's copy does not hold. Replay with
+     * {@code -Dtest='MirrorPowerFailureTest#lateJoinOfAMirrorTheFrontendAlreadyUses'} after removing
+     * {@code @Disabled}.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("known failure of the mirror's catch-up under a frontend already dual-posting to"
+            + " it: the promoted mirror's recovery re-executes a transaction against a root it does not hold")
+    void lateJoinOfAMirrorTheFrontendAlreadyUses() {
+        explore(140, "late join", List.of(Family.LATE_JOIN_BACKEND));
+    }
+
+    private Exploration explore(int states, String profile, List<Family> families) {
+        Exploration e = new Exploration();
+        int perFamily = (states + families.size() - 1) / families.size();
+        long seed = SEED;
+        while (e.total() < states) {
+            long before = e.total();
+            MirrorPowerFailureRig rig = new MirrorPowerFailureRig(dir, seed, TRANSFERS);
+            for (Family f : families) {
+                int missing = (int) Math.max(0, perFamily - e.states(f));
+                if (missing > 0) {
+                    e.explore(rig, f, Integer.getInteger("asymnvm.mirrorCrashBudget", missing));
+                }
+            }
+            seed += 7919;
+            assertTrue(e.total() > before, "seed " + seed + " added no crash state");
+        }
+        e.report(profile);
+        assertTrue(e.total() >= states, "explored only " + e.total() + " crash states");
+        return e;
+    }
+
+    /** Counters and violations per family. */
+    private final class Exploration {
+        final List<String> violations = new ArrayList<>();
+        final Map<Family, Map<Outcome, Long>> outcomes = new EnumMap<>(Family.class);
+        final Map<Family, Long> powerLost = new EnumMap<>(Family.class);
+        final Map<Family, Long> nanos = new EnumMap<>(Family.class);
+        final List<String> dryRuns = new ArrayList<>();
+        final long start = System.nanoTime();
+
+        long states(Family f) {
+            return outcomes.getOrDefault(f, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        long count(Family f, Outcome o) {
+            return outcomes.getOrDefault(f, Map.of()).getOrDefault(o, 0L);
+        }
+
+        long total() {
+            long n = 0;
+            for (Family f : Family.values()) {
+                n += states(f);
+            }
+            return n;
+        }
+
+        void explore(MirrorPowerFailureRig rig, Family family, int budget) {
+            long began = System.nanoTime();
+            try {
+                exploreTimed(rig, family, budget);
+            } finally {
+                nanos.merge(family, System.nanoTime() - began, Long::sum);
+            }
+        }
+
+        private void exploreTimed(MirrorPowerFailureRig rig, Family family, int budget) {
+            long seed = rig.seed();
+            MirrorPowerFailureRig.Run dry = rig.run(family, -1);
+            assertNull(dry.unexpected(), "dry run (seed " + seed + ", " + family + ")");
+            assertFalse(dry.powerLost(), "dry run (seed " + seed + ", " + family + ")");
+            List<String> dryViolations = new ArrayList<>();
+            Outcome clean = rig.check(dry, new Random(seed), "dry run seed " + seed + " " + family, dryViolations);
+            assertEquals(List.of(), dryViolations, "dry run (seed " + seed + ", " + family + ")");
+            assertTrue(clean != Outcome.VIOLATION, "dry run (seed " + seed + ", " + family + ")");
+            long p = dry.persists();
+            dryRuns.add("seed " + seed + " " + family + ": " + p + " persist points of the "
+                    + (family.countsBackend() ? "backend" : "mirror") + "'s region, clean run " + clean);
+            Random sampler = new Random(seed * 31 + family.ordinal());
+            for (long k : PowerFailureTest.crashPoints(p, budget, sampler)) {
+                MirrorPowerFailureRig.Run run = rig.run(family, k);
+                if (run.powerLost()) {
+                    powerLost.merge(family, 1L, Long::sum);
+                }
+                long imageSeed = seed + k * 1_000_003L + family.ordinal();
+                String where = "seed " + seed + " family " + family + " crash point " + k + " (image seed "
+                        + imageSeed + ", " + run.pending().acknowledged() + " acknowledged, pending "
+                        + run.pending() + "; power cut in " + run.site() + ")";
+                Outcome o = rig.check(run, new Random(imageSeed), where, violations);
+                outcomes.computeIfAbsent(family, x -> new EnumMap<>(Outcome.class)).merge(o, 1L, Long::sum);
+            }
+        }
+
+        void report(String profile) {
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            System.out.printf("replication power-failure exploration (%s): %d crash states, %d violations, "
+                    + "%d threads died with the power, %d s%n", profile, total(), violations.size(),
+                    dyingThreads.get(), seconds);
+            for (Family f : Family.values()) {
+                if (states(f) == 0) {
+                    continue;
+                }
+                System.out.printf("  %-17s %5d states (%d lost power, %.1f s): %s%n", f, states(f),
+                        powerLost.getOrDefault(f, 0L), nanos.getOrDefault(f, 0L) / 1e9,
+                        outcomes.getOrDefault(f, Map.of()));
+            }
+            dryRuns.forEach(d -> System.out.println("  dry run " + d));
+            if (!violations.isEmpty()) {
+                StringBuilder b = new StringBuilder(violations.size() + " invariant violations in " + total()
+                        + " crash states:");
+                violations.stream().limit(20).forEach(v -> b.append("\n  ").append(v));
+                fail(b.toString());
+            }
+        }
+    }
+}
