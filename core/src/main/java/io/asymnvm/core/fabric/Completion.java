@@ -118,14 +118,14 @@ public final class Completion {
             now = System.nanoTime();
         }
         if (done) {
-            policy.observed(now - start);
+            policy.observed(spin, now - start);
             return;
         }
         if (spin >= timeoutNanos) {
             throw timedOut(timeoutNanos);
         }
         park(start, timeoutNanos);
-        policy.observed(System.nanoTime() - start);
+        policy.observed(spin, System.nanoTime() - start);
     }
 
     private void park(long start, long timeoutNanos) {

@@ -63,7 +63,7 @@ class WaitPolicyTest {
     @Test
     void shouldParkAfterItsBoundUnderAdaptive() throws Exception {
         WaitPolicy adaptive = WaitPolicy.adaptive();
-        long bound = adaptive.spinNanos();
+        long bound = adaptive.spinBound();
         assertTrue(bound >= WaitPolicy.MIN_SPIN_NANOS && bound <= WaitPolicy.MAX_SPIN_NANOS, "bound " + bound);
         FabricCounters counters = new FabricCounters();
         Completion c = new Completion(counters);
@@ -88,22 +88,48 @@ class WaitPolicyTest {
     @Test
     void shouldLearnTheAdaptiveBoundFromRecentWaits() {
         WaitPolicy adaptive = WaitPolicy.adaptive();
-        assertEquals(WaitPolicy.INITIAL_SPIN_NANOS, adaptive.spinNanos());
+        assertEquals(WaitPolicy.INITIAL_SPIN_NANOS, adaptive.spinBound());
         for (int i = 0; i < 200; i++) {
-            adaptive.observed(1_000); // fast replies: the bound shrinks to its floor
+            adaptive.observed(adaptive.spinBound(), 1_000); // fast replies: the bound shrinks to its floor
         }
-        assertEquals(WaitPolicy.MIN_SPIN_NANOS, adaptive.spinNanos());
+        assertEquals(WaitPolicy.MIN_SPIN_NANOS, adaptive.spinBound());
         for (int i = 0; i < 200; i++) {
-            adaptive.observed(60_000); // ~60 us round trips: spin about twice that
+            adaptive.observed(adaptive.spinBound(), 60_000); // ~60 us round trips: spin about twice that
         }
-        long bound = adaptive.spinNanos();
+        long bound = adaptive.spinBound();
         assertTrue(bound > 100_000 && bound <= 120_000, "bound " + bound);
         for (int i = 0; i < 200; i++) {
-            adaptive.observed(TimeUnit.SECONDS.toNanos(1)); // slow replies: capped
+            adaptive.observed(adaptive.spinBound(), TimeUnit.SECONDS.toNanos(1)); // slow replies: capped
         }
-        assertEquals(WaitPolicy.MAX_SPIN_NANOS, adaptive.spinNanos());
-        WaitPolicy.spin().observed(1);
+        assertEquals(WaitPolicy.MAX_SPIN_NANOS, adaptive.spinBound());
+        WaitPolicy.spin().observed(1, 1);
         assertEquals(Long.MAX_VALUE, WaitPolicy.spin().spinNanos(), "SPIN learns nothing");
+    }
+
+    @Test
+    void shouldPickTheFasterModeAndExploreTheOtherOneWaitInSixteen() {
+        WaitPolicy adaptive = WaitPolicy.adaptive();
+        for (int i = 0; i < 200; i++) {
+            adaptive.observed(0, 40_000); // parking at once: 40 us
+            adaptive.observed(adaptive.spinBound(), 120_000); // spinning first: 120 us (an oversubscribed machine)
+        }
+        assertEquals(1, countSpinning(adaptive, WaitPolicy.EXPLORE_EVERY),
+                "parks at once but for one exploring wait in 16");
+        for (int i = 0; i < 200; i++) {
+            adaptive.observed(adaptive.spinBound(), 10_000); // load gone: spinning answers in 10 us
+        }
+        assertEquals(WaitPolicy.EXPLORE_EVERY - 1, countSpinning(adaptive, WaitPolicy.EXPLORE_EVERY),
+                "spins but for one exploring wait in 16");
+    }
+
+    private static int countSpinning(WaitPolicy p, int waits) {
+        int spinning = 0;
+        for (int i = 0; i < waits; i++) {
+            if (p.spinNanos() > 0) {
+                spinning++;
+            }
+        }
+        return spinning;
     }
 
     @Test
