@@ -4,6 +4,7 @@ import io.asymnvm.examples.commit.CommitLatencyRun;
 import io.asymnvm.examples.commit.CommitReport;
 import io.asymnvm.examples.commit.CommitRig;
 import io.asymnvm.examples.commit.FabricKind;
+import io.asymnvm.examples.commit.SpinLoopbackProbe;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -44,13 +45,43 @@ public final class CommitBenchCommand implements Callable<Integer> {
             + "ratio, round_trips_per_commit, commits.")
     boolean json;
 
+    // --- waiting policy (issue 8, goal 5) ---
+    @Option(names = "--wait-policy", defaultValue = "adaptive", converter = WaitPolicyConverter.class,
+            description = "How the committing thread waits for its FLUSH: spin (busy-poll), adaptive (spin about "
+                    + "twice the recent round trip, then park) or park. Default: ${DEFAULT-VALUE}. With spin the "
+                    + "run also measures the busy-polled loopback round trip (spin_rtt_p50_us, spin_ratio).")
+    io.asymnvm.core.fabric.WaitPolicy.Kind waitPolicy;
+
+    @Option(names = "--spin", description = "Same as --wait-policy spin.")
+    boolean spin;
+
+    static final class WaitPolicyConverter implements picocli.CommandLine.ITypeConverter<
+            io.asymnvm.core.fabric.WaitPolicy.Kind> {
+        @Override
+        public io.asymnvm.core.fabric.WaitPolicy.Kind convert(String value) {
+            try {
+                return io.asymnvm.core.fabric.WaitPolicy.Kind.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     @Override
     public Integer call() {
         requireRange("--seconds", seconds, 1, MAX_SECONDS);
         requireRange("--warmup-seconds", warmupSeconds, 0, MAX_SECONDS);
+        io.asymnvm.core.fabric.WaitPolicy.Kind policy = spin ? io.asymnvm.core.fabric.WaitPolicy.Kind.SPIN
+                : waitPolicy;
+        if (spin && waitPolicy != io.asymnvm.core.fabric.WaitPolicy.Kind.ADAPTIVE
+                && waitPolicy != io.asymnvm.core.fabric.WaitPolicy.Kind.SPIN) {
+            throw new ParameterException(spec.commandLine(), "--spin contradicts --wait-policy " + waitPolicy.cliName());
+        }
         CommitReport report;
-        try (CommitRig rig = CommitRig.start(fabric)) {
-            report = new CommitLatencyRun(rig).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
+        try (CommitRig rig = CommitRig.start(fabric, policy);
+             SpinLoopbackProbe spinProbe = policy == io.asymnvm.core.fabric.WaitPolicy.Kind.SPIN
+                     ? SpinLoopbackProbe.open() : null) {
+            report = new CommitLatencyRun(rig, spinProbe).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
                     TimeUnit.SECONDS.toNanos(seconds));
         }
         PrintWriter out = spec.commandLine().getOut();

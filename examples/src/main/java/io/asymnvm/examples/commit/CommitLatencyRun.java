@@ -18,16 +18,27 @@ public final class CommitLatencyRun {
 
     private final CommitRig rig;
     private long nextValue = 1;
+    // --- busy-polled loopback round trip (issue 8, goal 5); null: not measured ---
+    private final SpinLoopbackProbe spinProbe;
+    private Histogram spinRtts;
 
     public CommitLatencyRun(CommitRig rig) {
+        this(rig, null);
+    }
+
+    /** With {@code spinProbe}, a third block of busy-polled loopback round trips joins the interleaving. */
+    public CommitLatencyRun(CommitRig rig, SpinLoopbackProbe spinProbe) {
         this.rig = rig;
+        this.spinProbe = spinProbe;
     }
 
     /** Runs {@code warmupNanos} unrecorded, then {@code measureNanos} recorded. */
     public CommitReport run(long warmupNanos, long measureNanos) {
         Histogram commits = new Histogram(SIGNIFICANT_DIGITS);
         Histogram rtts = new Histogram(SIGNIFICANT_DIGITS);
+        spinRtts = new Histogram(SIGNIFICANT_DIGITS);
         loop(warmupNanos, new Histogram(SIGNIFICANT_DIGITS), new Histogram(SIGNIFICANT_DIGITS));
+        spinRtts = spinProbe == null ? null : new Histogram(SIGNIFICANT_DIGITS);
         EngineStats before = rig.stats();
         long start = System.nanoTime();
         loop(measureNanos, commits, rtts);
@@ -42,7 +53,7 @@ public final class CommitLatencyRun {
         return new CommitReport(rig.kind(), elapsed / (double) TimeUnit.SECONDS.toNanos(1), commits, rtts,
                 committed, committed == 0 ? Double.NaN : roundTrips / (double) committed,
                 after.backgroundRoundTrips() - before.backgroundRoundTrips(),
-                after.redoBatches() - before.redoBatches());
+                after.redoBatches() - before.redoBatches(), spinRtts);
     }
 
     private void loop(long durationNanos, Histogram commits, Histogram rtts) {
@@ -59,6 +70,24 @@ public final class CommitLatencyRun {
                 rig.commit(value);
                 commits.recordValue(System.nanoTime() - t0);
             }
+            if (spinProbe != null) {
+                spinBlock();
+            }
+        }
+    }
+
+    /** One block of busy-polled round trips; the first, which wakes the echo thread, is not recorded. */
+    private void spinBlock() {
+        spinProbe.begin();
+        try {
+            spinProbe.roundTrip();
+            for (int i = 0; i < BLOCK; i++) {
+                long t0 = System.nanoTime();
+                spinProbe.roundTrip();
+                spinRtts.recordValue(System.nanoTime() - t0);
+            }
+        } finally {
+            spinProbe.end();
         }
     }
 }

@@ -56,15 +56,25 @@ public final class CommitRig implements AutoCloseable {
     private FabricConnection probe;
     private AsymNvm nvm;
     private Register register;
+    private final io.asymnvm.core.fabric.WaitPolicy.Kind waitPolicy;
+    /** The raw round trip waits as the frontend does, so the ratio compares like with like. */
+    private final io.asymnvm.core.fabric.WaitPolicy probeWait;
 
-    private CommitRig(FabricKind kind) {
+    private CommitRig(FabricKind kind, io.asymnvm.core.fabric.WaitPolicy.Kind waitPolicy) {
         this.kind = kind;
+        this.waitPolicy = Objects.requireNonNull(waitPolicy, "waitPolicy");
+        this.probeWait = io.asymnvm.core.fabric.WaitPolicy.of(waitPolicy);
         this.directory = ScratchDirectory.create("asymnvm-bench-");
     }
 
     /** Starts a node, a frontend and the probe over {@code kind}; everything started is undone on failure. */
     public static CommitRig start(FabricKind kind) {
-        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"));
+        return start(kind, io.asymnvm.core.fabric.WaitPolicy.Kind.ADAPTIVE);
+    }
+
+    /** As {@link #start(FabricKind)}, the frontend waiting for its commits as {@code waitPolicy} says. */
+    public static CommitRig start(FabricKind kind, io.asymnvm.core.fabric.WaitPolicy.Kind waitPolicy) {
+        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"), waitPolicy);
         try {
             rig.open();
             return rig;
@@ -82,7 +92,7 @@ public final class CommitRig implements AutoCloseable {
         node = BackendNode.start(BackendConfiguration.builder(directory.resolve("backend.pm"))
                 .port(kind == FabricKind.TCP ? 0 : -1).conclude());
         FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
-                .credentials(node.credentialsFile()).conclude();
+                .credentials(node.credentialsFile()).waitPolicy(waitPolicy).conclude();
         if (kind == FabricKind.TCP) {
             nvm = AsymNvm.connect(HOST, node.port(), FRONTEND_ID, options);
             probeFabric = new TcpFabric(HOST, node.port());
@@ -111,7 +121,7 @@ public final class CommitRig implements AutoCloseable {
     /** The raw persisted-write round trip: WRITE 64 bytes, FLUSH, await the FLUSH. */
     public void rawRoundTrip() {
         probe.write(RegionIds.semantic(PROBE_FRONTEND_ID), 0, probeBytes, 0, PROBE_WRITE_LENGTH);
-        probe.flush(0, false).await();
+        probe.flush(0, false).await(probeWait);
     }
 
     public EngineStats stats() {
