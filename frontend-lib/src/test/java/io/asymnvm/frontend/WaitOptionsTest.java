@@ -11,18 +11,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The commit-latency options of {@link FrontendOptions}: wait policy and FLUSH combining. */
 class WaitOptionsTest {
     @Test
-    void shouldDefaultToAdaptiveWaitingAndCombinedFlushes() {
+    void shouldDefaultToAdaptiveWaitingAndPipelinedFlushes() {
         FrontendOptions o = FrontendOptions.defaults();
         assertEquals(WaitPolicy.Kind.ADAPTIVE, o.waitPolicy());
-        assertTrue(o.combineFlushes());
+        assertFalse(o.combineFlushes());
     }
 
     @Test
     void shouldKeepTheWaitPolicyAndCombiningWhenCredentialsAreAdded() {
-        FrontendOptions o = FrontendOptions.builder().waitPolicy(WaitPolicy.Kind.SPIN).combineFlushes(false)
+        FrontendOptions o = FrontendOptions.builder().waitPolicy(WaitPolicy.Kind.SPIN).combineFlushes(true)
                 .conclude().withCredentials(java.nio.file.Path.of("c"));
         assertEquals(WaitPolicy.Kind.SPIN, o.waitPolicy());
-        assertFalse(o.combineFlushes());
+        assertTrue(o.combineFlushes());
     }
 
     @Test

@@ -75,7 +75,8 @@ public final class CommitBenchCommand implements Callable<Integer> {
                 : waitPolicy;
         if (spin && waitPolicy != io.asymnvm.core.fabric.WaitPolicy.Kind.ADAPTIVE
                 && waitPolicy != io.asymnvm.core.fabric.WaitPolicy.Kind.SPIN) {
-            throw new ParameterException(spec.commandLine(), "--spin contradicts --wait-policy " + waitPolicy.cliName());
+            throw new ParameterException(spec.commandLine(), "--spin contradicts --wait-policy "
+                    + waitPolicy.cliName());
         }
         CommitReport report;
         try (CommitRig rig = CommitRig.start(fabric, policy);

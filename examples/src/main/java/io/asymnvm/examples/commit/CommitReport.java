@@ -85,8 +85,8 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
                 rttP50Micros(), rttP99Micros(), rttNanos.getTotalCount()));
         b.append(String.format(Locale.ROOT, "  ratio commit p50 / rtt p50      %.2f%n", ratio()));
         if (spinRttNanos != null && spinRttNanos.getTotalCount() > 0) {
-            b.append(String.format(Locale.ROOT, "  busy-polled loopback (64 B)  p50 %9.1f us   %,d samples; commit p50 / it "
-                    + "%.2f%n", spinRttP50Micros(), spinRttNanos.getTotalCount(), spinRatio()));
+            b.append(String.format(Locale.ROOT, "  busy-polled loopback (64 B)  p50 %9.1f us   %,d samples; "
+                    + "commit p50 / it %.2f%n", spinRttP50Micros(), spinRttNanos.getTotalCount(), spinRatio()));
         }
         b.append(String.format(Locale.ROOT, "  round trips waited per commit   %.4f%n", roundTripsPerCommit));
         b.append(String.format(Locale.ROOT, "  off the commit path             %,d redo batches, %,d background round "
