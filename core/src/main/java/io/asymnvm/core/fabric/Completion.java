@@ -11,9 +11,16 @@ import java.util.concurrent.locks.LockSupport;
  * and/or two values) or an error. Any number of threads may {@link #await()} it; every await of a caller is
  * counted as one round trip waited on the connection's {@link FabricCounters}, whether or not the result had
  * already arrived: it is the caller's decision to depend on the network that the counter measures.
+ *
+ * <p>Waiting follows a {@link WaitPolicy}. The transport completes the completion on its own thread (the tcp
+ * fabric's Netty event loop, the local fabric's caller): a spinning waiter sees the volatile {@code done} flag at
+ * once, with no hand-off; only a parked waiter needs that thread to unpark it. Every park is counted
+ * ({@link FabricCounters#parks()}). {@code done} is written before the waiter list is read and a waiter registers
+ * before it reads {@code done} again, both volatile, so a waiter either sees {@code done} or is seen and unparked.
  */
 public final class Completion {
-    private static final long SPIN_NANOS = 20_000;
+    /** The policy of {@link #await()} and {@link #await(long)}: one adaptive policy for the whole process. */
+    private static final WaitPolicy DEFAULT_POLICY = WaitPolicy.adaptive();
     private static final long DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final FabricCounters counters;
@@ -49,11 +56,7 @@ public final class Completion {
 
     private void signal() {
         done = true;
-        Thread[] ws;
-        synchronized (this) {
-            ws = waiters;
-        }
-        for (Thread w : ws) {
+        for (Thread w : waiters) {
             LockSupport.unpark(w);
         }
     }
@@ -72,9 +75,18 @@ public final class Completion {
     }
 
     public Completion await(long timeoutNanos) {
+        return await(DEFAULT_POLICY, timeoutNanos);
+    }
+
+    /** Waits (one round trip) as {@code policy} says and rethrows a failure as {@link AsymNvmException}. */
+    public Completion await(WaitPolicy policy) {
+        return await(policy, DEFAULT_TIMEOUT_NANOS);
+    }
+
+    public Completion await(WaitPolicy policy, long timeoutNanos) {
         counters.roundTripWaited();
         if (!done) {
-            waitFor(timeoutNanos);
+            waitFor(policy, timeoutNanos);
         }
         if (error != null) {
             throw new AsymNvmException(error.errorCode(), error.detail(), error);
@@ -82,14 +94,41 @@ public final class Completion {
         return this;
     }
 
-    private void waitFor(long timeoutNanos) {
+    /**
+     * Waits until this completion is done, successfully or not, as {@code policy} says, at most the default
+     * timeout; neither counts a round trip nor throws its failure. For a caller that uses another caller's
+     * operation as a gate (group commit waits for the FLUSH in flight before posting the next one).
+     */
+    public void awaitSettled(WaitPolicy policy) {
+        if (!done) {
+            try {
+                waitFor(policy, DEFAULT_TIMEOUT_NANOS);
+            } catch (AsymNvmException timedOut) {
+                // the operation's owner sees the timeout; the gate simply opens
+            }
+        }
+    }
+
+    private void waitFor(WaitPolicy policy, long timeoutNanos) {
         long start = System.nanoTime();
-        while (!done && System.nanoTime() - start < SPIN_NANOS) {
+        long spin = Math.min(policy.spinNanos(), timeoutNanos);
+        long now = start;
+        while (!done && now - start < spin) {
             Thread.onSpinWait();
+            now = System.nanoTime();
         }
         if (done) {
+            policy.observed(spin, now - start);
             return;
         }
+        if (spin >= timeoutNanos) {
+            throw timedOut(timeoutNanos);
+        }
+        park(start, timeoutNanos);
+        policy.observed(spin, System.nanoTime() - start);
+    }
+
+    private void park(long start, long timeoutNanos) {
         Thread me = Thread.currentThread();
         synchronized (this) {
             Thread[] ws = waiters;
@@ -101,11 +140,16 @@ public final class Completion {
         while (!done) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new AsymNvmException(ErrorCode.TIMEOUT, "remote operation did not complete within "
-                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+                throw timedOut(timeoutNanos);
             }
+            counters.parked();
             LockSupport.parkNanos(this, left);
         }
+    }
+
+    private static AsymNvmException timedOut(long timeoutNanos) {
+        return new AsymNvmException(ErrorCode.TIMEOUT, "remote operation did not complete within "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
     }
 
     /** Bytes of a READ or a control reply; valid after a successful await. */

@@ -16,6 +16,7 @@ public final class FabricCounters {
     private final LongAdder bytesSent = new LongAdder();
     private final LongAdder bytesPersisted = new LongAdder();
     private final LongAdder persistCalls = new LongAdder();
+    private final LongAdder parks = new LongAdder();
 
     /** An immutable copy of every counter. */
     public record Snapshot(long reads, long writes, long atomics, long flushes, long controlCalls,
@@ -64,6 +65,16 @@ public final class FabricCounters {
     public void persisted(long bytes, long calls) {
         bytesPersisted.add(bytes);
         persistCalls.add(calls);
+    }
+
+    /** A waiter parked its thread (see {@link WaitPolicy}); not part of {@link Snapshot}. */
+    public void parked() {
+        parks.increment();
+    }
+
+    /** Times a waiter on this connection parked its thread: 0 under {@link WaitPolicy#spin()}. */
+    public long parks() {
+        return parks.sum();
     }
 
     public Snapshot snapshot() {

@@ -66,8 +66,19 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean stopAccepting;
     private boolean inactive;
 
+    private final FlushPlacement flushPlacement;
+    private final java.util.function.Function<io.netty.util.concurrent.EventExecutor, Executor> lanes;
+
     NicConnectionHandler(EmulatedNic nic, ConnectionRegistry registry, Executor workers,
                          EventLoopOccupancy occupancy, int backlogByteLimit) {
+        this(nic, registry, workers, occupancy, backlogByteLimit, FlushPlacement.INLINE_WHEN_ALONE, null);
+    }
+
+    NicConnectionHandler(EmulatedNic nic, ConnectionRegistry registry, Executor workers,
+                         EventLoopOccupancy occupancy, int backlogByteLimit, FlushPlacement flushPlacement,
+                         java.util.function.Function<io.netty.util.concurrent.EventExecutor, Executor> lanes) {
+        this.flushPlacement = flushPlacement;
+        this.lanes = lanes;
         this.nic = nic;
         this.adapter = new NicRequestAdapter(nic);
         this.registry = registry;
@@ -141,10 +152,14 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             byte type = NicRequestAdapter.type(frame);
-            boolean inlineFlush = type == FrameLayout.REQ_FLUSH && occupancy.alone(ctx.executor());
-            if (type == FrameLayout.REQ_CONTROL || type == FrameLayout.REQ_FLUSH && !inlineFlush) {
+            boolean inlineFlush = type == FrameLayout.REQ_FLUSH
+                    && flushPlacement == FlushPlacement.INLINE_WHEN_ALONE && occupancy.alone(ctx.executor());
+            if (type == FrameLayout.REQ_FLUSH && flushPlacement == FlushPlacement.LANE && lanes != null) {
                 busy = true;
-                submit(ctx, frame);
+                submit(ctx, frame, lanes.apply(ctx.executor()));
+            } else if (type == FrameLayout.REQ_CONTROL || type == FrameLayout.REQ_FLUSH && !inlineFlush) {
+                busy = true;
+                submit(ctx, frame, workers);
             } else {
                 if (inlineFlush) {
                     occupancy.persisting(ctx.executor(), true);
@@ -166,9 +181,9 @@ final class NicConnectionHandler extends ChannelInboundHandlerAdapter {
         updateAutoRead(ch);
     }
 
-    private void submit(ChannelHandlerContext ctx, ByteBuf frame) {
+    private void submit(ChannelHandlerContext ctx, ByteBuf frame, Executor executor) {
         try {
-            workers.execute(() -> {
+            executor.execute(() -> {
                 ByteBuf reply;
                 try {
                     reply = adapter.execute(session, slot, frame, ctx.alloc());

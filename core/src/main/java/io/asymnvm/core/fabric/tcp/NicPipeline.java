@@ -23,6 +23,9 @@ final class NicPipeline {
     private final ConnectionRegistry registry;
     private final Executor workers;
     private final EventLoopOccupancy occupancy = new EventLoopOccupancy();
+    private final FlushPlacement flushPlacement = FlushPlacement.fromProperty();
+    private final java.util.Map<io.netty.util.concurrent.EventExecutor, PersistLane> lanes =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code limits} must be {@linkplain TcpServerLimits#isResolved() resolved}. */
     NicPipeline(EmulatedNic nic, TcpServerLimits limits, Executor workers) {
@@ -44,6 +47,17 @@ final class NicPipeline {
         return occupancy;
     }
 
+    /** The persist lane of {@code loop} ({@link FlushPlacement#LANE}), started on first use. */
+    private java.util.concurrent.Executor lane(io.netty.util.concurrent.EventExecutor loop) {
+        return lanes.computeIfAbsent(loop, l -> new PersistLane("nic-persist-" + lanes.size()));
+    }
+
+    /** Stops the persist lanes (after the event loops). */
+    void close() {
+        lanes.values().forEach(PersistLane::close);
+        lanes.clear();
+    }
+
     /** Adds this server's handlers to {@code ch}'s pipeline (after anything already there, e.g. TLS). */
     void init(Channel ch) {
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(limits.writeBufferLowWaterMark(),
@@ -54,6 +68,6 @@ final class NicPipeline {
         }
         ch.pipeline().addLast(new RequestFrameDecoder(limits.maxFrameLength()));
         ch.pipeline().addLast(new NicConnectionHandler(nic, registry, workers, occupancy,
-                limits.writeBufferHighWaterMark()));
+                limits.writeBufferHighWaterMark(), flushPlacement, this::lane));
     }
 }

@@ -134,6 +134,7 @@ public final class TcpNicServer implements AutoCloseable {
             boss = null;
             eventLoops = null;
         }
+        pipeline.close();
         workers.shutdown();
         try {
             if (!workers.awaitTermination(WORKER_STOP_SECONDS, TimeUnit.SECONDS)) {
