@@ -30,12 +30,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class CliProcess implements AutoCloseable {
     static final String MAIN_CLASS = "io.asymnvm.examples.cli.AsymNvmCli";
-    private static final Line EOF = new Line(null, false);
+    private static final Line EOF = new Line(null, false, 0);
     private static final int LOG_TAIL_LINES = 15;
     private static final long EXIT_WAIT_SECONDS = 10;
 
-    /** One line of the child's standard output; {@code text} null at end of stream. */
-    record Line(String text, boolean partial) {
+    /**
+     * One line of the child's standard output; {@code text} null at end of stream. {@code readMillis}: wall-clock
+     * time the reader thread took it from the pipe, which is when it was printed give or take a scheduling delay,
+     * however long it then waits in the queue.
+     */
+    record Line(String text, boolean partial, long readMillis) {
         boolean eof() {
             return text == null;
         }
@@ -95,14 +99,14 @@ final class CliProcess implements AutoCloseable {
                         Files.writeString(transcript, b + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                                 StandardOpenOption.APPEND);
                     }
-                    lines.add(new Line(b.toString(), false));
+                    lines.add(new Line(b.toString(), false, System.currentTimeMillis()));
                     b.setLength(0);
                 } else {
                     b.append((char) c);
                 }
             }
             if (b.length() > 0) {
-                lines.add(new Line(b.toString(), true));
+                lines.add(new Line(b.toString(), true, System.currentTimeMillis()));
             }
         } catch (IOException e) {
             // the stream closes when the child dies: end of lines either way

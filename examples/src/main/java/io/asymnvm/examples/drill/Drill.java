@@ -261,8 +261,9 @@ public final class Drill {
      * worker a frontend from {@code connectCluster}. Each iteration lets the worker acknowledge 1 to
      * {@code maxAcks} more transfers, SIGKILLs the backend (the worker keeps transferring, so the kill lands at a
      * random point of a commit) and deletes its PM file; the mirror's failover coordinator promotes it; the
-     * worker must resume on it. Failover time is SIGKILL to the second acknowledgement read after it (the first may
-     * have been printed just before the kill), split at the configuration's change (its znode's mtime, kept by
+     * worker must resume on it. Failover time is SIGKILL to the first acknowledgement read after the promotion was
+     * seen (acknowledgements read before it were the old backend's, printed just before the kill), split at the
+     * configuration's change (its znode's mtime, kept by
      * ZooKeeper in this JVM: detection + the promotion's compare-and-set) into reconfigured and resume. Then a fresh mirror joins the new backend and must become
      * IN_SYNC in the configuration; the worker stops cleanly, the drill waits until the new backend's shipper has
      * no lag, and a new worker connects (posting to the fresh mirror too) and its balances are verified.
@@ -287,9 +288,13 @@ public final class Drill {
             String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
                     i, primary.id(), primary.proc().pid());
             String promotedId = mirror.id();
-            worker.awaitAcks(acksAtKill + 2, deadline); // lines are read as they come: the ACK's time is right
             cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
                     + " promoted above epoch " + epoch, deadline);
+            // An ACK printed before the configuration changed was the old backend's (a SYNC commit needs both nodes,
+            // and the mirror serves only once promoted): the worker may have printed several just before the kill.
+            // The first commit on the promoted mirror is the first ACK printed after the change (each line carries
+            // the time it left the pipe, however long it then waited in the queue).
+            awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
             report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
             primary = mirror;
             backend = primary.proc();
@@ -309,6 +314,14 @@ public final class Drill {
         deadline = deadline();
         worker.stop(deadline);
         verifyOnly("the clean close after the last iteration");
+    }
+
+    /** Reads the worker's output until an acknowledgement printed at or after {@code sinceMillis} (wall clock). */
+    private static void awaitAckAfter(Worker worker, long acksBefore, long sinceMillis, long deadline) {
+        worker.awaitAcks(Math.max(acksBefore, worker.acks) + 1, deadline);
+        while (worker.lastAckMillis < sinceMillis) {
+            worker.awaitAcks(worker.acks + 1, deadline);
+        }
     }
 
     /** A failover nobody caused (a node's session expired: a pause longer than the lease) ends the drill. */
@@ -346,8 +359,9 @@ public final class Drill {
             String lostId = mirror.id();
             String when = String.format(Locale.ROOT, "iteration %d (SYNC mirror %s pid %d SIGKILLed, PM file "
                     + "deleted)", i, lostId, mirror.proc().pid());
-            worker.awaitAcks(acksAtKill + 2, deadline); // commits went on without it
             cluster.await(c -> c.mirror(lostId).isEmpty(), "mirror " + lostId + " dropped", deadline);
+            // commits go on without it: the first ACK printed after the drop (earlier ones may predate the kill)
+            awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
             report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
             requireBackend(primary);
             mirror = spawnNode("mirror", deadline);
@@ -655,7 +669,7 @@ public final class Drill {
                     oracle.apply(t);
                     report.acknowledged++;
                     acks++;
-                    lastAckMillis = System.currentTimeMillis();
+                    lastAckMillis = l.readMillis();
                 }
                 case WorkerProtocol.ABORT -> {
                     Transfer t = answered(f, l);
