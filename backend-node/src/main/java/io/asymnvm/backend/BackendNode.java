@@ -113,7 +113,11 @@ public final class BackendNode implements AutoCloseable {
                             tail.records(), logs[f].checkpoint().appliedTxId(), tail.lastTxId());
                 }
             }
-            MirrorReplayGate mirrorGate = mirror ? new MirrorReplayGate(sb, logs, slabs) : null;
+            MirrorReplayGate mirrorGate = mirror ? new MirrorReplayGate(sb, logs, slabs,
+                    new io.asymnvm.backend.mirror.MirrorStateStore(region, sb, logs)) : null; // persisted state
+            if (mirrorGate != null && mirrorGate.restartedInSync()) {
+                LOG.info("mirror restarted in sync (persisted mark): replaying the confirmed redo");
+            }
             this.replayer = mirror ? new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, mirrorGate)
                     : new ReplayAgent(region, sb.heapOffset(), sb.pageSize(), logs, slabs);
             replayer.awaitReplayed();

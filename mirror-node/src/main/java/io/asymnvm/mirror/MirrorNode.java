@@ -3,6 +3,8 @@ package io.asymnvm.mirror;
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.backend.mirror.ReplicationService;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.core.layout.ReplicationLayout;
@@ -20,8 +22,10 @@ import java.nio.file.Files;
  * <p>{@link #start} asks the backend (ADD_MIRROR, proving the replication secret of the shared credentials file)
  * for its superblock when the PM file does not exist yet and formats the image as that one, starts serving, then
  * asks the backend to ship to this node's address: the backend attaches as replication peer, copies the image and
- * streams redo. {@link #promote} makes it the backend under epoch + 1 (refused with {@code REPLICA_BEHIND} while
- * it catches up, {@code STALE_EPOCH} once promoted).
+ * streams redo. On an existing image (a restart) it recovers first: replays the redo its persisted state confirms and
+ * comes up in sync if its persisted mark says so; if the backend cannot be reached then, it keeps serving that state
+ * (so a mirror that outlived its backend can still be promoted). {@link #promote} makes it the backend under
+ * epoch + 1 (refused with {@code REPLICA_BEHIND} while it catches up, {@code STALE_EPOCH} once promoted).
  */
 public final class MirrorNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MirrorNode.class);
@@ -43,8 +47,9 @@ public final class MirrorNode implements AutoCloseable {
                     + config.port() + " given, expected 0..65535");
         }
         byte[] secret = ReplicationClient.secretOf(config.credentialsFile()); // before anything is bound or mapped
+        boolean restart = Files.exists(config.pmFile());
         try (Fabric backend = new TcpFabric(backendHost, backendPort)) {
-            Superblock sb = Files.exists(config.pmFile()) ? null
+            Superblock sb = restart ? null
                     : ReplicationClient.addMirror(backend, secret, false, config.bindHost(), 0);
             if (sb != null && config.size() != BackendConfiguration.DEFAULT_SIZE && config.size() != sb.fileSize()) {
                 throw new IllegalArgumentException("mirror size " + config.size() + " differs from the backend's "
@@ -54,12 +59,33 @@ public final class MirrorNode implements AutoCloseable {
             try {
                 ReplicationClient.addMirror(backend, secret, true, config.bindHost(), node.port());
             } catch (RuntimeException e) {
+                if (restart && unreachable(e)) {
+                    return restartedWithoutBackend(node, backendHost, backendPort, e);
+                }
                 node.close();
                 throw e;
             }
             LOG.info("mirror of {}:{} serving on {}:{}", backendHost, backendPort, config.bindHost(), node.port());
             return new MirrorNode(node);
         }
+    }
+
+    // ---- restart on an existing image (persisted replication state, MirrorStateStore) ----
+
+    private static boolean unreachable(RuntimeException e) {
+        return e instanceof AsymNvmException a && a.errorCode() == ErrorCode.CONNECTION_LOST;
+    }
+
+    /**
+     * A mirror restarted on its existing image while its backend cannot be reached (it may be lost for good): it keeps
+     * serving what it recovered, in sync if its persisted mark says so (then it can be promoted), else catching up
+     * (refusing promotion with {@code REPLICA_BEHIND}). A backend that comes back re-attaches when asked again.
+     */
+    private static MirrorNode restartedWithoutBackend(BackendNode node, String host, int port, RuntimeException e) {
+        LOG.warn("mirror restarted on {} but its backend {}:{} is unreachable ({}); serving the recovered image, {}",
+                node.port(), host, port, e.getMessage(),
+                ReplicationLayout.stateName(node.replication().state()));
+        return new MirrorNode(node);
     }
 
     /**

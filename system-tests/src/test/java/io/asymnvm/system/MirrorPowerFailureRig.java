@@ -41,9 +41,10 @@ import java.util.function.BooleanSupplier;
  * image of its region (when its power was cut too), is promoted and a new incarnation of the frontend (same id)
  * attaches to it and recovers (re-executing the semantic records the promoted node has not applied). Its balances
  * must be the acknowledged oracle plus a prefix of the pending transfers (total constant: no partial transfer);
- * one more transfer must then commit. A mirror that is still catching up (or that restarted and so no longer
- * knows it was in sync) must refuse the promotion with {@code REPLICA_BEHIND}: that outcome is counted, not a
- * violation, since promoting it would serve a heap that misses acknowledged transfers. When only the mirror's power
+ * one more transfer must then commit. A mirror that is still catching up (or that restarted without a durable
+ * in-sync mark, {@code MirrorStateLayout}) must refuse the promotion with {@code REPLICA_BEHIND}: that outcome is
+ * counted, not a violation, since promoting it would serve a heap that misses acknowledged transfers. A mirror that
+ * restarted in sync must be promotable and must hold every acknowledged transfer. When only the mirror's power
  * is cut the backend keeps serving: a transfer posted after the mirror died must not be acknowledged (the commit
  * waits for the mirror, then fails with {@code CONNECTION_LOST}), and a new incarnation on the backend must see the
  * oracle plus a prefix of the pending transfers.
@@ -68,17 +69,32 @@ final class MirrorPowerFailureRig {
         CATCH_UP_MIRROR(Phase.CATCH_UP, false, true),
         CATCH_UP_BOTH(Phase.CATCH_UP, true, true),
         PROMOTION_MIRROR(Phase.PROMOTION, false, true),
+        /**
+         * The mirror's power is cut while shipping (its persist points are counted); the backend is then lost for
+         * good as well, and the mirror, restarted from its crash image, is promoted if its persisted mark says it
+         * was in sync.
+         */
+        SHIPPING_MIRROR_THEN_BACKEND(Phase.SHIPPING, false, true, true),
+        /** The same with the mirror's power cut during its image copy and catch-up. */
+        CATCH_UP_MIRROR_THEN_BACKEND(Phase.CATCH_UP, false, true, true),
         /** The mirror joins (or its shipper re-attaches: a new copy) after a quarter of the transfers. */
         LATE_JOIN_BACKEND(Phase.LATE_JOIN, true, false);
 
         final Phase phase;
         final boolean backendCut;
         final boolean mirrorCut;
+        /** The backend is lost for good after the mirror's power was cut (the mirror restarts and is promoted). */
+        final boolean backendLostAfter;
 
         Family(Phase phase, boolean backendCut, boolean mirrorCut) {
+            this(phase, backendCut, mirrorCut, false);
+        }
+
+        Family(Phase phase, boolean backendCut, boolean mirrorCut, boolean backendLostAfter) {
             this.phase = phase;
             this.backendCut = backendCut;
             this.mirrorCut = mirrorCut;
+            this.backendLostAfter = backendLostAfter;
         }
 
         /** The region whose persist calls the crash point counts: the backend's unless only the mirror's is cut. */
@@ -101,8 +117,16 @@ final class MirrorPowerFailureRig {
         RESTARTED_PROMOTED,
         /** Promotion refused with REPLICA_BEHIND: the mirror was catching up. */
         REFUSED_CATCHING_UP,
-        /** Promotion refused with REPLICA_BEHIND after the mirror restarted from its crash image. */
+        /**
+         * Promotion refused with REPLICA_BEHIND after the mirror restarted from its crash image (its persisted mark
+         * did not say in sync: it was catching up, or the mark was not durable yet).
+         */
         REFUSED_AFTER_RESTART,
+        /**
+         * The mirror restarted from its crash image in sync (its persisted mark), replayed the confirmed redo, was
+         * promoted, and the new incarnation found an allowed state.
+         */
+        PROMOTED_AFTER_RESTART,
         /** Only the mirror lost power: the backend kept every acknowledged transfer. */
         BACKEND_SERVED,
         /** The checks found a violation (recorded). */
@@ -236,12 +260,16 @@ final class MirrorPowerFailureRig {
             worker.interrupt();
         }
         crashQuietly(fe.get());
-        boolean mirrorDead = family.mirrorCut && (mirrorRegion.powerLost() || family.backendCut);
+        boolean mirrorDead = family.mirrorCut
+                && (mirrorRegion.powerLost() || family.backendCut || family.backendLostAfter);
         if (family.mirrorCut) {
             cutNow(mirrorRegion); // the dry run of a mirror family too: its image is what recovery gets
         }
         // the backend is lost for good when its power was cut (and in the promotion family, by construction)
-        boolean keepBackend = !family.backendCut && family.phase != Phase.PROMOTION;
+        boolean keepBackend = !family.backendCut && family.phase != Phase.PROMOTION && !family.backendLostAfter;
+        if (family.backendLostAfter) {
+            cutNow(backendRegion); // lost for good after the mirror: only the mirror's crash image is left
+        }
         if (!keepBackend) {
             closeQuietly(backend.get());
         }
@@ -399,7 +427,7 @@ final class MirrorPowerFailureRig {
             violations.add(where + ": " + problem);
             return Outcome.VIOLATION;
         }
-        return refusal == Outcome.REFUSED_AFTER_RESTART ? Outcome.RESTARTED_PROMOTED : Outcome.PROMOTED;
+        return refusal == Outcome.REFUSED_AFTER_RESTART ? Outcome.PROMOTED_AFTER_RESTART : Outcome.PROMOTED;
     }
 
     /**

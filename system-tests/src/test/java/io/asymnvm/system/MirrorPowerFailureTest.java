@@ -33,7 +33,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * cut at points sampled over [0, P) (evenly spread plus random ones) and checked: the backend lost for good, the
  * mirror promoted (or refusing with REPLICA_BEHIND while it may miss acknowledged transfers), a new frontend
  * incarnation recovers on it and must see every acknowledged transfer and no partial one; or, when only the
- * mirror died, the backend keeps every acknowledged transfer and nothing is acknowledged without the mirror.
+ * mirror died, the backend keeps every acknowledged transfer and nothing is acknowledged without the mirror; or,
+ * when the mirror died and then the backend was lost for good, the mirror restarted from its crash image comes back
+ * in sync if its persisted mark was durable ({@code MirrorStateLayout}), is promoted and must hold every
+ * acknowledged transfer, and refuses promotion with {@code REPLICA_BEHIND} otherwise.
  *
  * <p>Each violation names seed, family, crash point, image seed and where the power failed, so that it can be
  * replayed ({@code -Dasymnvm.seed=S -Dasymnvm.mirrorCrashBudget=N}). At least 1,000 crash states by default;
@@ -74,7 +77,7 @@ class MirrorPowerFailureTest {
     /** Every family but the late join, whose known failure {@link #lateJoinOfAMirrorTheFrontendAlreadyUses} shows. */
     private static final List<Family> PASSING = List.of(Family.SHIPPING_BACKEND, Family.SHIPPING_MIRROR,
             Family.SHIPPING_BOTH, Family.CATCH_UP_BACKEND, Family.CATCH_UP_MIRROR, Family.CATCH_UP_BOTH,
-            Family.PROMOTION_MIRROR);
+            Family.PROMOTION_MIRROR, Family.SHIPPING_MIRROR_THEN_BACKEND, Family.CATCH_UP_MIRROR_THEN_BACKEND);
 
     @Test
     void shouldLoseNoAcknowledgedTransferWhenPowerFailsDuringReplication() {
@@ -85,6 +88,17 @@ class MirrorPowerFailureTest {
         assertTrue(e.count(Family.CATCH_UP_BACKEND, Outcome.PROMOTED) > 0, "no promotion after catch-up");
         assertTrue(e.count(Family.PROMOTION_MIRROR, Outcome.RESTARTED_PROMOTED) > 0,
                 "no promoted mirror restarted after a cut");
+        // a mirror that lost power keeps its promotability (MirrorStateLayout): in sync before the cut while
+        // shipping, its persisted mark was durable, so every restart must come back in sync and be promoted
+        assertTrue(e.count(Family.SHIPPING_MIRROR_THEN_BACKEND, Outcome.PROMOTED_AFTER_RESTART) > 0,
+                "no mirror promoted after it lost power while in sync");
+        assertEquals(0, e.count(Family.SHIPPING_MIRROR_THEN_BACKEND, Outcome.REFUSED_AFTER_RESTART),
+                "a mirror in sync before its power was cut restarted catching up");
+        assertTrue(e.count(Family.SHIPPING_BOTH, Outcome.PROMOTED_AFTER_RESTART) > 0,
+                "no mirror promoted after both nodes lost power while shipping");
+        assertTrue(e.count(Family.CATCH_UP_MIRROR_THEN_BACKEND, Outcome.PROMOTED_AFTER_RESTART)
+                + e.count(Family.CATCH_UP_MIRROR_THEN_BACKEND, Outcome.REFUSED_AFTER_RESTART) > 0,
+                "no restart after a cut during catch-up");
     }
 
     @Test

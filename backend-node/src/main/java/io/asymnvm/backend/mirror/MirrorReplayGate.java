@@ -25,6 +25,10 @@ import java.util.List;
  * <p>While an image copy is under way (after a peer attach, until COPY_DONE) nothing is replayed. The mirror is
  * catching up until every frontend's applied transaction reached the backend's as of the copy's end, then in sync.
  * Thread-safe: the replayer calls it under its own monitor, control calls under the replayer's monitor too.
+ *
+ * <p>Its state survives a restart through a {@link MirrorStateStore}: a node that restarts with an in-sync mark of
+ * its epoch starts in sync, unpaused, and replays up to the persisted confirmed limits; otherwise it starts paused
+ * and catching up, waiting for a peer's copy, as before.
  */
 public final class MirrorReplayGate implements ReplayGate {
     private final Superblock sb;
@@ -36,15 +40,39 @@ public final class MirrorReplayGate implements ReplayGate {
     private long[] targets;
     private boolean paused = true;
     private volatile int state = ReplicationLayout.STATE_CATCHING_UP;
+    private final MirrorStateStore store;
+    private final boolean restartedInSync;
 
+    /** A gate whose state is not persisted (starts catching up; a restart always needs a new copy). */
     public MirrorReplayGate(Superblock sb, FrontendLog[] logs, SlabTable slabs) {
+        this(sb, logs, slabs, null);
+    }
+
+    /** A gate persisting its state in {@code store} (null: not persisted), resuming from it when in sync. */
+    public MirrorReplayGate(Superblock sb, FrontendLog[] logs, SlabTable slabs, MirrorStateStore store) {
         this.sb = sb;
         this.logs = logs;
         this.slabs = slabs;
+        this.store = store;
         this.limits = new long[logs.length];
         for (int f = 0; f < logs.length; f++) {
             limits[f] = logs[f].checkpoint().redoHead();
         }
+        if (store != null && store.restartsInSync()) {
+            targets = new long[logs.length];
+            for (int f = 0; f < logs.length; f++) {
+                limits[f] = store.restartLimit(f);
+                targets[f] = logs[f].checkpoint().appliedTxId();
+            }
+            paused = false;
+            state = ReplicationLayout.STATE_IN_SYNC;
+        }
+        this.restartedInSync = state == ReplicationLayout.STATE_IN_SYNC;
+    }
+
+    /** Whether this node restarted in sync from its persisted mark. */
+    public boolean restartedInSync() {
+        return restartedInSync;
     }
 
     /** {@link ReplicationLayout#STATE_CATCHING_UP} or {@link ReplicationLayout#STATE_IN_SYNC}. */
@@ -69,6 +97,9 @@ public final class MirrorReplayGate implements ReplayGate {
 
     /** A new peer is about to copy the image: replay nothing until {@link #copyDone}. */
     synchronized void pause() {
+        if (store != null) {
+            store.clear(); // before anything the mark vouched for is zeroed or overwritten
+        }
         paused = true;
         targets = null;
         state = ReplicationLayout.STATE_CATCHING_UP;
@@ -130,6 +161,9 @@ public final class MirrorReplayGate implements ReplayGate {
             }
             events.poll();
         }
+        if (store != null && events.isEmpty()) {
+            store.confirm(limits); // every event shipped up to these limits is applied
+        }
         updateState();
     }
 
@@ -139,6 +173,9 @@ public final class MirrorReplayGate implements ReplayGate {
                 if (logs[f].checkpoint().appliedTxId() < targets[f]) {
                     return;
                 }
+            }
+            if (store != null) {
+                store.markInSync(); // the checkpoints that reached the targets are persisted
             }
             state = ReplicationLayout.STATE_IN_SYNC;
         }

@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
  * 136  attachEpoch(8)     incremented on every attach; fences older sessions of the same frontend
  * 144  state(8)           0 never attached, 1 attached, 2 detached cleanly
  * 152  publishedSeq(8)    sequence of the newest checkpoint known durable (stored after its persist)
- * 160  reserved up to 192
+ * 160  mirrorLimit(8)     a mirror's confirmed redo limit ({@link MirrorStateLayout}); unused on a backend
+ * 168  reserved up to 192
  * </pre>
  */
 public final class ControlBlockLayout {
@@ -40,6 +41,8 @@ public final class ControlBlockLayout {
     public static final int ATTACH_EPOCH_OFFSET = 136;
     public static final int STATE_OFFSET = 144;
     public static final int PUBLISHED_SEQ_OFFSET = 152;
+    /** A mirror's confirmed redo limit of this frontend (see {@link MirrorStateLayout}). */
+    public static final int MIRROR_LIMIT_OFFSET = 160;
     /** Bytes a reader needs to decode everything above. */
     public static final int READ_LENGTH = 192;
 
