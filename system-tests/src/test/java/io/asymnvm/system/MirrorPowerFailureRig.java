@@ -77,6 +77,11 @@ final class MirrorPowerFailureRig {
         SHIPPING_MIRROR_THEN_BACKEND(Phase.SHIPPING, false, true, true),
         /** The same with the mirror's power cut during its image copy and catch-up. */
         CATCH_UP_MIRROR_THEN_BACKEND(Phase.CATCH_UP, false, true, true),
+        /**
+         * The same with the mirror in sync, then copied again (its shipper re-attaches after a quarter of the
+         * transfers): the persisted in-sync mark must be withdrawn before the new copy touches anything.
+         */
+        REATTACH_MIRROR_THEN_BACKEND(Phase.REATTACH, false, true, true),
         /** The mirror joins (or its shipper re-attaches: a new copy) after a quarter of the transfers. */
         LATE_JOIN_BACKEND(Phase.LATE_JOIN, true, false);
 
@@ -105,6 +110,8 @@ final class MirrorPowerFailureRig {
 
     enum Phase {
         SHIPPING, CATCH_UP, PROMOTION,
+        /** As SHIPPING, and the backend's shipper re-attaches (a new image copy) after a quarter of the plan. */
+        REATTACH,
         /** The frontend dual-posts to the mirror from its start; the copy starts after a quarter of the plan. */
         LATE_JOIN
     }
@@ -222,7 +229,13 @@ final class MirrorPowerFailureRig {
                     return;
                 }
                 arm(counted, crashPoint, base);
-                if (family.phase == Phase.LATE_JOIN) {
+                if (family.phase == Phase.REATTACH) {
+                    int quarter = plan.size() / 4;
+                    transfers(fe.get(), plan.subList(0, quarter), pending, mirrorRegion);
+                    backend.get().replication().removeMirror("local:mirror");
+                    addMirror(backend.get(), mirror.get());
+                    transfers(fe.get(), plan.subList(quarter, plan.size()), pending, mirrorRegion);
+                } else if (family.phase == Phase.LATE_JOIN) {
                     int quarter = plan.size() / 4;
                     transfers(fe.get(), plan.subList(0, quarter), pending, mirrorRegion);
                     addMirror(backend.get(), mirror.get());
@@ -262,6 +275,9 @@ final class MirrorPowerFailureRig {
         crashQuietly(fe.get());
         boolean mirrorDead = family.mirrorCut
                 && (mirrorRegion.powerLost() || family.backendCut || family.backendLostAfter);
+        // as the workload left it: the cuts below (and a dead node's close) are the rig's, not the crash point's
+        boolean powerLost = counted.powerLost();
+        long persists = base[0] < 0 ? 0 : counted.persistCount() - base[0];
         if (family.mirrorCut) {
             cutNow(mirrorRegion); // the dry run of a mirror family too: its image is what recovery gets
         }
@@ -277,8 +293,7 @@ final class MirrorPowerFailureRig {
         if (mirrorDead || family.phase == Phase.PROMOTION) {
             closeQuietly(mirror.get());
         }
-        long persists = base[0] < 0 ? 0 : counted.persistCount() - base[0];
-        Run run = new Run(family, crashPoint, counted.powerLost(), persists, pending, backendRegion, mirrorRegion,
+        Run run = new Run(family, crashPoint, powerLost, persists, pending, backendRegion, mirrorRegion,
                 mirrorDead || family.phase == Phase.PROMOTION ? null : mirror.get(), mirrorInSync, unexpected.get());
         if (keepBackend) {
             this.liveBackend = backend.get();
