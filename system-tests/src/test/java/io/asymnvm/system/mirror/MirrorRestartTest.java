@@ -37,8 +37,8 @@ class MirrorRestartTest {
     Path dir;
 
     private BackendConfiguration config(String name, Path credentials) {
-        return BackendConfiguration.builder(dir.resolve(name)).size(48L << 20).maxFrontends(2)
-                .semRingCapacity(1L << 20).redoRingCapacity(4L << 20).port(0).credentials(credentials).conclude();
+        return BackendConfiguration.builder(dir.resolve(name)).size(24L << 20).maxFrontends(2)
+                .semRingCapacity(256L << 10).redoRingCapacity(1L << 20).port(0).credentials(credentials).conclude();
     }
 
     private static void await(String what, BooleanSupplier condition) {
