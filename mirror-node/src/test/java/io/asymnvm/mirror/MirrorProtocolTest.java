@@ -153,6 +153,51 @@ class MirrorProtocolTest {
         }
     }
 
+    /**
+     * The persisted replication state across restarts: in sync survives a restart, a peer attach withdraws it
+     * before its copy (a restart then catches up and refuses promotion), and a mark of an older epoch vouches for
+     * nothing.
+     */
+    @Test
+    void restartKeepsInSyncUntilANewCopyStartsOrTheEpochMoves() {
+        BackendConfiguration cfg = config("mirror.pm");
+        Superblock sb;
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect()) {
+            sb = m.superblock();
+            peerAttach(peer, sb);
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
+                    new long[(int) sb.slabCount()]).encode()).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+        }
+        try (BackendNode m = BackendNode.startMirror(cfg, null); FabricConnection peer = m.localFabric().connect()) {
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state(), "restarted with an in-sync mark");
+            ReplicationLayout.PeerReply reply = ReplicationLayout.PeerReply.decode(peerAttach(peer, sb));
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, reply.state(), "a new copy starts");
+        } // closed while the new copy has not completed
+        try (BackendNode m = BackendNode.startMirror(cfg, null)) {
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(),
+                    "the mark was withdrawn before the new copy");
+            AsymNvmException e = assertThrows(AsymNvmException.class, m::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, e.errorCode(), e.getMessage());
+            assertTrue(m.replication().isMirror());
+        }
+        try (BackendNode m = BackendNode.startMirror(cfg, null); FabricConnection peer = m.localFabric().connect()) {
+            peerAttach(peer, sb);
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
+                    new long[(int) sb.slabCount()]).encode()).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+        }
+        try (io.asymnvm.core.region.MappedRegion r = io.asymnvm.core.region.MappedRegion.open(cfg.pmFile(),
+                io.asymnvm.core.region.MappedRegion.MapMode.FILE)) {
+            assertTrue(io.asymnvm.core.layout.MirrorStateLayout.read(r).inSync());
+            SuperblockLayout.writePromotedEpoch(r, sb.epoch() + 1); // as a node following a newer backend does
+        }
+        try (BackendNode m = BackendNode.startMirror(cfg, null)) {
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(),
+                    "an in-sync mark of epoch " + sb.epoch() + " on a node of epoch " + (sb.epoch() + 1));
+        }
+    }
+
     private static byte[] readFirstPage(BackendNode m) {
         try (var ch = java.nio.channels.FileChannel.open(m.configuration().pmFile())) {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4096);
