@@ -51,7 +51,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * semantic records to the mirror periodically within its lag bounds. The mirror converges to the backend's bytes,
  * the lag counters move and return to 0, an exceeded bound is reported, a promoted ASYNC mirror holds every
  * shipped commit (re-executed from the shipped semantic records by a frontend that attaches to it) and lacks at
- * most the lag, and the commit path is the unreplicated one (one FLUSH per commit, to the backend only).
+ * most the lag, a frontend that survives the backend's loss fails over to the promoted ASYNC mirror and loses
+ * nothing (it kept every record the mirror had not applied and writes them there again), and the commit path is the
+ * unreplicated one (one FLUSH per commit, to the backend only).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AsyncMirrorTest {
@@ -208,7 +210,8 @@ class AsyncMirrorTest {
 
     @Test
     void aTransactionBoundExceededIsReportedAndClearsOnceShipped() throws Exception {
-        BackendConfiguration bc = config("backend.pm").asyncLag(new AsyncLagBounds(60_000, 3)).conclude();
+        // a pass at least every 500 ms, and as soon as 3 transactions are unshipped
+        BackendConfiguration bc = config("backend.pm").asyncLag(new AsyncLagBounds(2_000, 3)).conclude();
         try (BackendNode backend = BackendNode.start(bc);
              MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend, true)) {
             MirrorShipper shipper = backend.replication().shippers().get(0);
@@ -287,6 +290,67 @@ class AsyncMirrorTest {
                 assertEquals(ACCOUNTS * OPENING, Arrays.stream(balances).sum(), "money created or destroyed");
             }
         } finally {
+            backend.close();
+        }
+    }
+
+    @Test
+    void aSurvivingFrontendFailsOverToThePromotedAsyncMirrorAndLosesNothing() throws Exception {
+        Path backendPm = dir.resolve("backend.pm");
+        Path credentials = dir.resolve("cluster.credentials");
+        // a 60 s bound ships every 15 s: after the image copy nothing reaches the mirror during this run
+        BackendNode backend = BackendNode.start(config("backend.pm").port(0).credentials(credentials)
+                .asyncLag(new AsyncLagBounds(60_000, 10_000)).conclude());
+        MirrorNode mirror = null;
+        try {
+            mirror = MirrorNode.start(config("mirror.pm").port(0).credentials(credentials).conclude(), "127.0.0.1",
+                    backend.port(), true);
+            MirrorNode m = mirror;
+            await("the ASYNC mirror is in sync", m::inSync);
+            MirrorShipper shipper = backend.replication().shippers().get(0);
+            FrontendOptions options = FrontendOptions.builder().credentials(credentials).reconnectTimeoutMillis(300)
+                    .failoverTimeoutMillis(20_000).conclude();
+            List<long[]> acknowledged = new ArrayList<>();
+            try (AsymNvm nvm = AsymNvm.connect("tcp", "127.0.0.1:" + backend.port(), List.of(),
+                    List.of("127.0.0.1:" + m.port()), 0, options)) {
+                assertEquals(List.of("127.0.0.1:" + m.port()), nvm.mirrors(), "the ASYNC mirror is watched");
+                Bank bank = nvm.transactional(Bank.class, new BankImpl(nvm));
+                bank.open(ACCOUNTS, OPENING);
+                SplittableRandom rnd = new SplittableRandom(5);
+                for (int i = 0; i < 200; i++) {
+                    long[] t = {rnd.nextInt(ACCOUNTS), rnd.nextInt(ACCOUNTS), rnd.nextInt(1, 50)};
+                    bank.transfer(t[0], t[1], t[2]);
+                    acknowledged.add(t);
+                }
+                backend.awaitReplayed();
+                long applied = backend.frontendLog(0).checkpoint().appliedTxId();
+                long onMirror = m.node().frontendLog(0).checkpoint().appliedTxId();
+                long unshipped = shipper.unshippedTransactions();
+                assertTrue(onMirror < applied, "the mirror should lack commits the backend applied: " + onMirror
+                        + " vs " + applied);
+                backend.close();
+                Files.delete(backendPm); // lost for good, with every commit the mirror was not shipped
+                long epoch = m.promote();
+                for (int i = 0; i < 20; i++) { // the frontend finds the promoted mirror and resumes on it
+                    long[] t = {rnd.nextInt(ACCOUNTS), rnd.nextInt(ACCOUNTS), rnd.nextInt(1, 50)};
+                    bank.transfer(t[0], t[1], t[2]);
+                    acknowledged.add(t);
+                }
+                long[] balances = new long[ACCOUNTS];
+                for (int a = 0; a < ACCOUNTS; a++) {
+                    balances[a] = bank.balance(a);
+                }
+                System.out.printf("ASYNC failover with a surviving frontend: the mirror had applied tx %d of %d "
+                        + "(%d unshipped), promoted to epoch %d; failovers %d, resume %d ms%n", onMirror, applied,
+                        unshipped, epoch, nvm.stats().failovers(), nvm.stats().failoverResumeMillis());
+                assertEquals(1, nvm.stats().failovers(), "the frontend failed over once");
+                assertEquals(acknowledged.size(), prefixMatching(acknowledged, balances),
+                        "every acknowledged transfer is on the promoted ASYNC mirror: " + Arrays.toString(balances));
+            }
+        } finally {
+            if (mirror != null) {
+                mirror.close();
+            }
             backend.close();
         }
     }
