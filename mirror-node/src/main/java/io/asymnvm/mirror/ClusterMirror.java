@@ -189,8 +189,18 @@ public final class ClusterMirror implements AutoCloseable {
             for (int f = 0; f < mirror.node().superblock().maxFrontends(); f++) {
                 var log = mirror.node().frontendLog(f);
                 applied = Math.max(applied, log.checkpoint().appliedTxId());
-                if (mode == ReplicationMode.ASYNC && log.checkpoint().appliedTxId() != 0) {
-                    var tail = log.scanSemantic(); // shipped records a frontend re-executes when it attaches
+                if (mode == ReplicationMode.ASYNC) {
+                    io.asymnvm.backend.log.FrontendLog.SemanticTail tail;
+                    try {
+                        tail = log.scanSemantic(); // shipped records a frontend re-executes when it attaches
+                    } catch (AsymNvmException e) {
+                        held.append(held.length() == 0 ? "" : ", ").append("frontend ").append(f).append(": ")
+                                .append(e.getMessage());
+                        continue;
+                    }
+                    if (tail.records() == 0 && log.checkpoint().appliedTxId() == 0) {
+                        continue;
+                    }
                     held.append(held.length() == 0 ? "" : ", ").append("frontend ").append(f).append(": applied tx ")
                             .append(log.checkpoint().appliedTxId()).append(" + ").append(tail.records())
                             .append(" logged up to tx ").append(tail.lastTxId());
@@ -199,8 +209,8 @@ public final class ClusterMirror implements AutoCloseable {
             if (mode == ReplicationMode.ASYNC) {
                 // what it may lack: commits acknowledged by the lost backend after the shipper's last pass
                 LOG.warn("ASYNC mirror '{}' promoted with {}; commits acknowledged after the backend's last "
-                        + "shipment (at most its lag bound) are not here", selfId, held.length() == 0 ? "no frontend"
-                        : held);
+                        + "shipment (at most its lag bound) are not here", selfId, held.length() == 0
+                        ? "no transaction of any frontend" : held);
             }
             return applied;
         }
