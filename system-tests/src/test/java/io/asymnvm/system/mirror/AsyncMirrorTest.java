@@ -12,25 +12,19 @@ import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.fabric.ForwardingConnection;
 import io.asymnvm.core.fabric.ForwardingFabric;
-import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
-import io.asymnvm.frontend.PersistentTransaction;
 import io.asymnvm.mirror.MirrorNode;
-import io.asymnvm.structures.PersistentHashMap;
-import io.asymnvm.structures.codec.Codecs;
+import io.asymnvm.system.Accounts;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -62,45 +56,6 @@ class AsyncMirrorTest {
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
-
-    /** Bank accounts in a persistent hash map. */
-    public interface Bank {
-        @PersistentTransaction
-        void open(int accounts, long balance);
-
-        @PersistentTransaction
-        void transfer(long from, long to, long amount);
-
-        @PersistentTransaction(readOnly = true)
-        long balance(long account);
-    }
-
-    static final class BankImpl implements Bank {
-        private final PersistentHashMap<Long, Long> accounts;
-
-        BankImpl(AsymNvm nvm) {
-            this.accounts = PersistentHashMap.open(nvm, "accounts", Codecs.LONG, Codecs.LONG);
-        }
-
-        @Override
-        public void open(int n, long balance) {
-            for (long a = 0; a < n; a++) {
-                accounts.put(a, balance);
-            }
-        }
-
-        @Override
-        public void transfer(long from, long to, long amount) {
-            accounts.put(from, accounts.get(from) - amount);
-            accounts.put(to, accounts.get(to) + amount);
-        }
-
-        @Override
-        public long balance(long account) {
-            Long b = accounts.get(account);
-            return b == null ? Long.MIN_VALUE : b;
-        }
-    }
 
     /** Counts the FLUSHes posted on its connections. */
     static final class CountingFabric extends ForwardingFabric {
@@ -137,16 +92,6 @@ class AsyncMirrorTest {
         }
     }
 
-    private static byte[] read(Path file, long at, int length) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(length);
-            while (b.hasRemaining() && ch.read(b, at + b.position()) > 0) {
-                // read fully
-            }
-            return b.array();
-        }
-    }
-
     private static JsonNode statusOf(BackendNode backend) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         backend.replication().describe(root);
@@ -171,8 +116,8 @@ class AsyncMirrorTest {
             long maxLagMs = 0;
             int commits = 600;
             try (AsymNvm nvm = AsymNvm.open(counted, 0, FrontendOptions.builder().keepAliveMillis(0).conclude())) {
-                Bank bank = nvm.transactional(Bank.class, new BankImpl(nvm));
-                bank.open(ACCOUNTS, OPENING);
+                Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
+                bank.create(ACCOUNTS, OPENING);
                 SplittableRandom rnd = new SplittableRandom(7);
                 long before = counted.flushes.get();
                 for (int i = 0; i < commits; i++) {
@@ -193,7 +138,7 @@ class AsyncMirrorTest {
             await("the lag returns to 0", () -> shipper.unshippedTransactions() == 0 && shipper.lagMillis() == 0
                     && shipper.lagTransactions(0) == 0);
             backend.awaitReplayed();
-            await("the mirror applied what the backend applied", () -> caughtUp(backend, mirror.node()));
+            await("the mirror applied what the backend applied", () -> MirrorReplicationTest.caughtUp(backend, mirror.node()));
             mirror.node().awaitReplayed();
             assertReplica(backend, mirror.node());
             JsonNode s = statusOf(backend);
@@ -217,8 +162,8 @@ class AsyncMirrorTest {
             MirrorShipper shipper = backend.replication().shippers().get(0);
             await("the ASYNC mirror is in sync", mirror::inSync);
             try (AsymNvm nvm = AsymNvm.open(backend.localFabric(), 0, FrontendOptions.defaults())) {
-                Bank bank = nvm.transactional(Bank.class, new BankImpl(nvm));
-                bank.open(ACCOUNTS, OPENING);
+                Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
+                bank.create(ACCOUNTS, OPENING);
                 // a tight loop commits many transactions between two of the shipper's 1 ms samples
                 for (int i = 0; i < 2_000 && shipper.boundExceeded() == 0; i++) {
                     bank.transfer(i % ACCOUNTS, (i + 1) % ACCOUNTS, 1);
@@ -246,13 +191,13 @@ class AsyncMirrorTest {
             MirrorShipper shipper = backend.replication().shippers().get(0);
             await("the ASYNC mirror is in sync", mirror::inSync);
             AsymNvm nvm = AsymNvm.open(backend.localFabric(), 0, redoHeldBack());
-            Bank bank = nvm.transactional(Bank.class, new BankImpl(nvm));
-            bank.open(ACCOUNTS, OPENING);
+            Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
+            bank.create(ACCOUNTS, OPENING);
             nvm.sync();
             SplittableRandom rnd = new SplittableRandom(11);
             for (int i = 0; i < 150; i++) {
                 long[] t = {rnd.nextInt(ACCOUNTS), rnd.nextInt(ACCOUNTS), rnd.nextInt(1, 50)};
-                bank.transfer(t[0], t[1], t[2]);
+                bank.transfer((int) t[0], (int) t[1], t[2]);
                 acknowledged.add(t); // acknowledged: its semantic record is durable on the backend
             }
             // the shipper's counter settles on what the mirror lacks: the backend's last durable record's tx id
@@ -268,7 +213,7 @@ class AsyncMirrorTest {
             long epoch = mirror.promote();
             assertEquals(2, epoch, "promoted to epoch 2");
             try (AsymNvm onMirror = AsymNvm.open(mirror.localFabric(), 0, FrontendOptions.defaults())) {
-                Bank promoted = onMirror.transactional(Bank.class, new BankImpl(onMirror));
+                Accounts promoted = onMirror.transactional(Accounts.class, new Accounts.Impl());
                 var report = onMirror.recover();
                 long[] balances = new long[ACCOUNTS];
                 for (int a = 0; a < ACCOUNTS; a++) {
@@ -314,12 +259,12 @@ class AsyncMirrorTest {
             try (AsymNvm nvm = AsymNvm.connect("tcp", "127.0.0.1:" + backend.port(), List.of(),
                     List.of("127.0.0.1:" + m.port()), 0, options)) {
                 assertEquals(List.of("127.0.0.1:" + m.port()), nvm.mirrors(), "the ASYNC mirror is watched");
-                Bank bank = nvm.transactional(Bank.class, new BankImpl(nvm));
-                bank.open(ACCOUNTS, OPENING);
+                Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
+                bank.create(ACCOUNTS, OPENING);
                 SplittableRandom rnd = new SplittableRandom(5);
                 for (int i = 0; i < 200; i++) {
                     long[] t = {rnd.nextInt(ACCOUNTS), rnd.nextInt(ACCOUNTS), rnd.nextInt(1, 50)};
-                    bank.transfer(t[0], t[1], t[2]);
+                    bank.transfer((int) t[0], (int) t[1], t[2]);
                     acknowledged.add(t);
                 }
                 backend.awaitReplayed();
@@ -333,7 +278,7 @@ class AsyncMirrorTest {
                 long epoch = m.promote();
                 for (int i = 0; i < 20; i++) { // the frontend finds the promoted mirror and resumes on it
                     long[] t = {rnd.nextInt(ACCOUNTS), rnd.nextInt(ACCOUNTS), rnd.nextInt(1, 50)};
-                    bank.transfer(t[0], t[1], t[2]);
+                    bank.transfer((int) t[0], (int) t[1], t[2]);
                     acknowledged.add(t);
                 }
                 long[] balances = new long[ACCOUNTS];
@@ -382,17 +327,6 @@ class AsyncMirrorTest {
         assertEquals(25, new AsyncLagBounds(100, 1).shipIntervalMillis(), "a quarter of the time bound");
     }
 
-    private static boolean caughtUp(BackendNode backend, BackendNode mirror) {
-        for (int f = 0; f < 2; f++) {
-            Checkpoint b = backend.frontendLog(f).checkpoint();
-            Checkpoint m = mirror.frontendLog(f).checkpoint();
-            if (b.appliedTxId() != m.appliedTxId() || b.redoHead() != m.redoHead()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Heap bytes of every owned slab, semantic heads and slab tables equal. */
     private static void assertReplica(BackendNode backend, BackendNode mirror) throws IOException {
         Superblock sb = backend.superblock();
@@ -404,8 +338,8 @@ class AsyncMirrorTest {
             assertEquals(backend.frontendLog(f).checkpoint().semHead(), mirror.frontendLog(f).checkpoint().semHead(),
                     "semantic head of frontend " + f);
             for (long s : backend.slabs().ownedBy(f)) {
-                byte[] x = read(b, sb.slabOffset(s), (int) sb.slabSize());
-                byte[] y = read(m, sb.slabOffset(s), (int) sb.slabSize());
+                byte[] x = MirrorReplicationTest.read(b, sb.slabOffset(s), (int) sb.slabSize());
+                byte[] y = MirrorReplicationTest.read(m, sb.slabOffset(s), (int) sb.slabSize());
                 assertTrue(Arrays.equals(x, y), "heap bytes of slab " + s + " differ at " + Arrays.mismatch(x, y));
                 compared++;
             }
