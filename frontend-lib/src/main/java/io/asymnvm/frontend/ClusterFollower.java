@@ -19,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       backend dropped it after its lease lapsed, or set it back to catching up) is dropped with
  *       {@link AsymNvm#dropMirror}. Until then commits wait for it: a SYNC mirror is never skipped silently.
  *   <li>A new backend epoch needs nothing here: the configuration's new backend is one of this frontend's SYNC
- *       mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches until one
- *       answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
+ *       or watched ASYNC mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches
+ *       until one answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
  *   <li>An ASYNC mirror (watched, never posted to) is dropped the same way when the configuration stops listing it
  *       in sync (e.g. past its lag bound): from then on ring space is no longer held for it.
  *   <li>A mirror that became in sync after this frontend connected is not posted to (logged once): it covers the

@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class AsyncShipping {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncShipping.class);
+    /** A mirror that hovers at its bound would log every crossing: one line a second at most (all are counted). */
+    private final io.asymnvm.core.logging.RateLimitedLog behindLog = io.asymnvm.core.logging.RateLimitedLog.warn(LOG);
 
     private final String name;
     private final FrontendLog[] logs;
@@ -119,12 +121,12 @@ final class AsyncShipping {
         if (over && !behind) {
             behind = true;
             boundExceeded.incrementAndGet();
-            LOG.warn("ASYNC mirror {} is behind: {} unshipped transactions (bound {}), {} ms (bound {} ms); "
-                    + "reported catching up until it is back within both", name, max, bounds.maxLagTx(), lagMs,
-                    bounds.maxLagMillis());
+            behindLog.log("ASYNC mirror {} is behind: {} unshipped transactions (bound {}), {} ms (bound {} ms); "
+                    + "reported catching up until it is back within both ({} times so far)", name, max,
+                    bounds.maxLagTx(), lagMs, bounds.maxLagMillis(), boundExceeded.get());
         } else if (!over && behind) {
             behind = false;
-            LOG.info("ASYNC mirror {} is back within its lag bounds ({} tx, {} ms)", name, max, lagMs);
+            LOG.debug("ASYNC mirror {} is back within its lag bounds ({} tx, {} ms)", name, max, lagMs);
         }
     }
 

@@ -233,9 +233,10 @@ public final class MirrorShipper implements AutoCloseable {
         }
     }
 
-    /** ASYNC (see {@link AsyncShipping}): a pass when due (redo, semantic records, FLUSH, SHIPPED), else a sample. */
+    /** ASYNC: when the mirror's control blocks were last read (lag counters, heartbeat). */
     private long asyncReadAt;
 
+    /** ASYNC (see {@link AsyncShipping}): a pass when due (redo, semantic records, FLUSH, SHIPPED), else a sample. */
     private void asyncStep(FabricConnection c) {
         long now = System.nanoTime();
         if (async.due(now)) {
@@ -271,12 +272,10 @@ public final class MirrorShipper implements AutoCloseable {
                 continue;
             }
             RingReader reader = logs[f].semanticReader();
-            long before = batches.get();
+            AtomicLong records = new AtomicLong();
             long reached = copyRing(c, f, reader, RegionIds.semantic(f), from, to, mirrorSemHead + reader.capacity(),
-                    "semantic");
-            long records = batches.get() - before;
-            batches.addAndGet(-records); // batches counts redo batches only
-            async.shipped(f, reached, records);
+                    "semantic", records);
+            async.shipped(f, reached, records.get());
             any |= reached > from;
         }
         return any;
@@ -401,15 +400,16 @@ public final class MirrorShipper implements AutoCloseable {
         // which the mirror adopts; nothing before it is replayed there)
         long[] base = copyBase;
         long allowed = (base != null ? base[f] : mirrorCp.redoHead()) + capacity;
-        return copyRing(c, f, reader, RegionIds.redo(f), from, to, allowed, "redo");
+        return copyRing(c, f, reader, RegionIds.redo(f), from, to, allowed, "redo", batches);
     }
 
     /**
      * Writes the entries of {@code reader}'s ring in [from, to) to the mirror's region {@code regionId} at the same
-     * positions, none ending past {@code allowed}; returns the position reached. Counts valid entries in batches.
+     * positions, none ending past {@code allowed}; returns the position reached. Counts valid entries in
+     * {@code counted}.
      */
     private long copyRing(FabricConnection c, int f, RingReader reader, int regionId, long from, long to,
-                          long allowed, String what) {
+                          long allowed, String what, AtomicLong counted) {
         ByteArrayOutputStream run = new ByteArrayOutputStream();
         long runStart = from;
         long pos = from;
@@ -437,7 +437,7 @@ public final class MirrorShipper implements AutoCloseable {
             if (e.kind() == RingReader.Kind.VALID) {
                 int pad = (int) (e.next() - pos) - bytesAt.length;
                 run.write(new byte[pad], 0, pad); // alignment gap up to the next record
-                batches.incrementAndGet();
+                counted.incrementAndGet();
             }
             pos = e.next();
             if (e.kind() == RingReader.Kind.PADDING) {
