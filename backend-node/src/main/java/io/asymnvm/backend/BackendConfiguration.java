@@ -41,8 +41,11 @@ public final class BackendConfiguration {
     private final io.asymnvm.core.fabric.tcp.TcpTls tls;
     private final int slabQuota;
     private final int catalogQuota;
+    // --- ASYNC mirrors (issue 9) ---
+    private final io.asymnvm.backend.mirror.AsyncLagBounds asyncLag;
 
     private BackendConfiguration(Builder b) {
+        this.asyncLag = b.asyncLag;
         this.catalogQuota = b.catalogQuota;
         this.tls = b.tls;
         this.credentialsFile = b.credentialsFile;
@@ -65,6 +68,11 @@ public final class BackendConfiguration {
 
     public static Builder builder(Path pmFile) {
         return new Builder(pmFile);
+    }
+
+    /** The lag bounds of the ASYNC mirrors this node ships to, when it serves as backend. */
+    public io.asymnvm.backend.mirror.AsyncLagBounds asyncLag() {
+        return asyncLag;
     }
 
     public Path pmFile() {
@@ -182,6 +190,7 @@ public final class BackendConfiguration {
         private io.asymnvm.core.fabric.tcp.TcpTls tls;
         private int slabQuota;
         private int catalogQuota = CatalogIndex.DEFAULT_QUOTA;
+        private io.asymnvm.backend.mirror.AsyncLagBounds asyncLag = io.asymnvm.backend.mirror.AsyncLagBounds.DEFAULTS;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -271,6 +280,12 @@ public final class BackendConfiguration {
         /** The most catalog names one frontend may hold, in [1, {@link CatalogIndex#CAPACITY}]. */
         public Builder catalogQuota(int v) {
             catalogQuota = v;
+            return this;
+        }
+
+        /** See {@link BackendConfiguration#asyncLag()} (validated when the bounds are made). */
+        public Builder asyncLag(io.asymnvm.backend.mirror.AsyncLagBounds v) {
+            asyncLag = Objects.requireNonNull(v, "asyncLag");
             return this;
         }
 

@@ -134,12 +134,21 @@ public final class BackendMain implements Callable<Integer> {
     @CommandLine.Mixin
     io.asymnvm.backend.cluster.ClusterNodeOptions cluster = new io.asymnvm.backend.cluster.ClusterNodeOptions();
 
+    // ---- ASYNC mirrors (issue 9; io.asymnvm.backend.mirror.AsyncLagBounds) ----
+
+    @Option(names = "--async-max-lag-ms", defaultValue = "" + io.asymnvm.backend.mirror.AsyncLagBounds.DEFAULT_MAX_LAG_MILLIS, description = "ASYNC mirrors: most milliseconds an acknowledged commit may wait to be shipped before the mirror is reported behind, 1.." + io.asymnvm.backend.mirror.AsyncLagBounds.MAX_LAG_MILLIS + "; the shipper ships at least every quarter of it. Default: ${DEFAULT-VALUE}.")
+    long asyncMaxLagMs;
+
+    @Option(names = "--async-max-lag-tx", defaultValue = "" + io.asymnvm.backend.mirror.AsyncLagBounds.DEFAULT_MAX_LAG_TX, description = "ASYNC mirrors: most acknowledged transactions of one frontend not yet shipped before the mirror is reported behind. Default: ${DEFAULT-VALUE}.")
+    long asyncMaxLagTx;
+
     /** The node's configuration from the options, validated completely ({@code conclude}). */
     BackendConfiguration configuration() {
         BackendConfiguration.Builder builder = BackendConfiguration.builder(pm).size(Sizes.parse(size)).port(port)
                 .bindHost(host).maxFrontends(maxFrontends).mapMode(mapMode).persistence(domain, ddio)
                 .serverLimits(serverLimits()).slabQuota(slabQuota)
-                .catalogQuota(catalogQuota);
+                .catalogQuota(catalogQuota)
+                .asyncLag(new io.asymnvm.backend.mirror.AsyncLagBounds(asyncMaxLagMs, asyncMaxLagTx));
         if (credentials != null) {
             builder.credentials(credentials);
         }

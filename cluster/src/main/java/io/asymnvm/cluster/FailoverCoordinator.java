@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *       whole lease), or it was missing at start, after a reconnect or when the configuration changed (e.g. this
  *       mirror became {@code IN_SYNC} while no backend held the lease).
  *   <li>Read the configuration at version V; go on only if this node is an {@code IN_SYNC} mirror of it (a
- *       {@code CATCHING_UP} mirror never promotes). An {@code ASYNC} mirror waits one more delay while an in-sync
+ *       {@code CATCHING_UP} mirror never promotes). An {@code ASYNC} mirror never promotes while an in-sync SYNC
+ *       mirror holds its liveness lease; it waits one more delay while an in-sync
  *       {@code SYNC} mirror is listed, since only a SYNC mirror is sure to hold every acknowledged commit.
  *   <li>Take the backend lease (create its ephemeral znode). Exactly one node can hold it; a mirror that loses this
  *       race stops here. Holding it before the configuration changes means a returning backend cannot take it back
@@ -158,6 +159,17 @@ public final class FailoverCoordinator implements AutoCloseable {
         }
     }
 
+    /** An in-sync SYNC mirror of {@code config} whose liveness lease exists, or null (issue 9, ASYNC promotion). */
+    private String liveInSyncSyncMirror(ClusterConfig config) throws Exception {
+        for (MirrorInfo m : config.mirrors()) {
+            if (m.mode() == ReplicationMode.SYNC && m.inSync()
+                    && session.curator().checkExists().forPath(session.paths().mirrorLease(m.id())) != null) {
+                return m.id();
+            }
+        }
+        return null;
+    }
+
     private void attempt(boolean asyncDelayDone) {
         if (closed || report != null || brokenPromotion) {
             return;
@@ -199,6 +211,15 @@ public final class FailoverCoordinator implements AutoCloseable {
             }
             if (me.mode() == ReplicationMode.ASYNC && !asyncDelayDone && config.mirrors().stream()
                     .anyMatch(m -> m.mode() == ReplicationMode.SYNC && m.inSync())) {
+                executor.schedule(() -> attempt(true), asyncDelayMillis, TimeUnit.MILLISECONDS);
+                return;
+            }
+            String liveSync = liveInSyncSyncMirror(config);
+            if (me.mode() == ReplicationMode.ASYNC && liveSync != null) {
+                // an ASYNC mirror may lack the last acknowledged commits: never promoted while a SYNC one can be
+                LOG.info("ASYNC mirror '{}' does not promote: SYNC mirror '{}' is in sync and holds its lease",
+                        selfId, liveSync);
+                notEligible.incrementAndGet();
                 executor.schedule(() -> attempt(true), asyncDelayMillis, TimeUnit.MILLISECONDS);
                 return;
             }

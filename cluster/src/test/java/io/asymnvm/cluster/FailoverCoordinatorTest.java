@@ -227,6 +227,28 @@ class FailoverCoordinatorTest {
     }
 
     @Test
+    void shouldNeverPromoteAnAsyncMirrorWhileAnInSyncSyncMirrorHoldsItsLease() throws Exception {
+        String name = ZkFixture.freshClusterName();
+        ClusterSession admin = fx.session(name);
+        admin.store().create(ZkFixture.config("b0",
+                ZkFixture.mirror("a1", 7001, ReplicationMode.ASYNC, MirrorState.IN_SYNC),
+                ZkFixture.mirror("s1", 7002, ReplicationMode.SYNC, MirrorState.IN_SYNC)));
+        ClusterSession syncMirror = fx.session(name); // s1 alive (its lease held) but not promoting itself
+        MirrorLeases.hold(syncMirror, "s1", null);
+        RecordingPromotion async = new RecordingPromotion("a1", 5);
+        ClusterSession s = fx.session(name);
+        FailoverCoordinator c = FailoverCoordinator.start(s, "a1", async, 100); // a short ASYNC delay
+        coordinators.add(c);
+        sessions.put(c, s);
+        assertTrue(ZkFixture.await(() -> c.notEligible() >= 2, 15_000), "the ASYNC mirror re-checked and yielded");
+        assertEquals(List.of(), promotions, "promoted while an in-sync SYNC mirror holds its lease");
+        assertEquals(0, async.replays.get(), "replay was finished for a promotion that must not happen");
+        ZkFixture.kill(syncMirror); // the SYNC mirror is gone too: the ASYNC mirror is the only one left
+        assertTrue(ZkFixture.await(() -> !promotions.isEmpty(), ZkFixture.LEASE_MILLIS + 15_000));
+        assertEquals(List.of("a1@2"), promotions);
+    }
+
+    @Test
     void shouldGiveUpWithoutChangesWhenReplayIsBehind() throws Exception {
         String name = ZkFixture.freshClusterName();
         ClusterSession admin = fx.session(name);

@@ -71,6 +71,14 @@ public final class AsymNvm implements AutoCloseable {
     /** With SYNC mirrors (issue 9): {@code mirrorNames.get(i)} names {@code mirrors.get(i)}. */
     private AsymNvm(Fabric fabric, String backendName, List<Fabric> mirrors, List<String> mirrorNames,
                     boolean acceptStandIns, int frontendId, FrontendOptions options, boolean ownsFabrics) {
+        this(fabric, backendName, mirrors, mirrorNames, mirrors.size(), acceptStandIns, frontendId, options,
+                ownsFabrics);
+    }
+
+    /** The first {@code syncCount} of {@code mirrors} are SYNC, the rest ASYNC (issue 9). */
+    private AsymNvm(Fabric fabric, String backendName, List<Fabric> mirrors, List<String> mirrorNames,
+                    int syncCount, boolean acceptStandIns, int frontendId, FrontendOptions options,
+                    boolean ownsFabrics) {
         this.fabric = fabric;
         this.embedded = null;
         this.ownsFabric = ownsFabrics;
@@ -84,8 +92,8 @@ public final class AsymNvm implements AutoCloseable {
                     mirrorNames.get(i), fence, true));
         }
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
-                secret, backendName, fence, false), new MirrorLinks(links, acceptStandIns), options, registry,
-                new Failover(fence));
+                secret, backendName, fence, false), new MirrorLinks(links.subList(0, syncCount),
+                links.subList(syncCount, links.size()), acceptStandIns), options, registry, new Failover(fence));
         this.namedRoots = transactional(NamedRoots.class, new RootDirectory(RootDirectory.factories()));
     }
 
@@ -167,6 +175,33 @@ public final class AsymNvm implements AutoCloseable {
     }
 
     /**
+     * A frontend with SYNC and ASYNC mirrors (issue 9; the caller keeps ownership of every fabric). SYNC mirrors as
+     * in {@link #open(Fabric, List, int, FrontendOptions)}. An ASYNC mirror is attached and checked the same way
+     * but never posted to (its backend ships to it, within a bounded lag): the frontend reads its checkpoint and
+     * keeps each semantic record until the ASYNC mirror applied it, so if that mirror is promoted the frontend
+     * fails over to it, writes every record it kept there again and re-executes what the mirror lacks: while the
+     * frontend survives, an ASYNC promotion loses none of its acknowledged commits. A slow ASYNC mirror therefore
+     * holds ring space (commits wait for space, as for a slow SYNC mirror), and one that stops answering holds it
+     * until {@link #dropMirror} (the cluster follower drops it when the configuration stops listing it in sync).
+     * Names: {@code "mirror-i"} for SYNC mirror i, {@code "async-i"} for ASYNC mirror i.
+     */
+    public static AsymNvm open(Fabric backend, List<Fabric> syncMirrors, List<Fabric> asyncMirrors, int frontendId,
+                               FrontendOptions options) {
+        Objects.requireNonNull(syncMirrors, "syncMirrors");
+        Objects.requireNonNull(asyncMirrors, "asyncMirrors");
+        if (asyncMirrors.isEmpty()) {
+            return open(backend, syncMirrors, frontendId, options);
+        }
+        List<Fabric> all = new ArrayList<>(syncMirrors);
+        all.addAll(asyncMirrors);
+        List<String> names = new ArrayList<>(indexNames(syncMirrors.size()));
+        for (int i = 0; i < asyncMirrors.size(); i++) {
+            names.add("async-" + i);
+        }
+        return new AsymNvm(backend, "backend", all, names, syncMirrors.size(), false, frontendId, options, false);
+    }
+
+    /**
      * Tests only: like {@link #open(Fabric, List, int, FrontendOptions)} but takes nodes that answer as a backend
      * as mirrors (a second backend node serving a byte copy of the backend's image stands in for a mirror).
      */
@@ -192,20 +227,32 @@ public final class AsymNvm implements AutoCloseable {
      */
     public static AsymNvm connect(String fabric, String backend, List<String> syncMirrors, int frontendId,
                                   FrontendOptions options) {
+        return connect(fabric, backend, syncMirrors, List.of(), frontendId, options);
+    }
+
+    /**
+     * {@link #connect(String, String, List, int, FrontendOptions)} with ASYNC mirrors too ("host:port" each; see
+     * {@link #open(Fabric, List, List, int, FrontendOptions)}).
+     */
+    public static AsymNvm connect(String fabric, String backend, List<String> syncMirrors, List<String> asyncMirrors,
+                                  int frontendId, FrontendOptions options) {
         Objects.requireNonNull(syncMirrors, "syncMirrors");
-        if (syncMirrors.contains(backend)) {
-            throw new IllegalArgumentException("backend " + backend + " is also listed as a SYNC mirror "
-                    + syncMirrors);
+        Objects.requireNonNull(asyncMirrors, "asyncMirrors");
+        if (syncMirrors.contains(backend) || asyncMirrors.contains(backend)) {
+            throw new IllegalArgumentException("backend " + backend + " is also listed as a mirror "
+                    + syncMirrors + " " + asyncMirrors);
         }
+        List<String> names = new ArrayList<>(syncMirrors);
+        names.addAll(asyncMirrors);
         List<Fabric> opened = new ArrayList<>();
         try {
             Fabric b = openFabric(fabric, backend, options);
             opened.add(b);
-            for (String m : syncMirrors) {
+            for (String m : names) {
                 opened.add(openFabric(fabric, m, options));
             }
-            return new AsymNvm(b, "backend " + backend, opened.subList(1, opened.size()), syncMirrors, false,
-                    frontendId, options, true);
+            return new AsymNvm(b, "backend " + backend, opened.subList(1, opened.size()), names, syncMirrors.size(),
+                    false, frontendId, options, true);
         } catch (RuntimeException e) {
             opened.forEach(Fabric::close);
             throw e;
@@ -273,8 +320,8 @@ public final class AsymNvm implements AutoCloseable {
         ClusterFollower follower = new ClusterFollower(session);
         try {
             io.asymnvm.cluster.ClusterConfig c = session.store().read().value();
-            AsymNvm nvm = connect("tcp", c.backend().address(), ClusterFollower.syncMirrors(c), frontendId,
-                    options);
+            AsymNvm nvm = connect("tcp", c.backend().address(), ClusterFollower.syncMirrors(c),
+                    ClusterFollower.asyncMirrors(c), frontendId, options);
             nvm.follower = follower;
             follower.follow(nvm);
             return nvm;

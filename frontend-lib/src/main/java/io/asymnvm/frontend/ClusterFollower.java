@@ -19,8 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       backend dropped it after its lease lapsed, or set it back to catching up) is dropped with
  *       {@link AsymNvm#dropMirror}. Until then commits wait for it: a SYNC mirror is never skipped silently.
  *   <li>A new backend epoch needs nothing here: the configuration's new backend is one of this frontend's SYNC
- *       mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches until one
- *       answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
+ *       or watched ASYNC mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches
+ *       until one answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
+ *   <li>An ASYNC mirror (watched, never posted to) is dropped the same way when the configuration stops listing it
+ *       in sync (e.g. past its lag bound): from then on ring space is no longer held for it.
  *   <li>A mirror that became in sync after this frontend connected is not posted to (logged once): it covers the
  *       frontends that connect after it. Reconnect (close, then {@code connectCluster}) to include it.
  * </ul>
@@ -43,15 +45,23 @@ final class ClusterFollower implements AutoCloseable {
                 .map(m -> m.node().address()).toList();
     }
 
+    /** The ASYNC mirrors the configuration lists in sync, as {@code host:port} (watched, never posted to). */
+    static List<String> asyncMirrors(ClusterConfig c) {
+        return c.mirrors().stream().filter(m -> m.mode() == ReplicationMode.ASYNC && m.inSync())
+                .map(m -> m.node().address()).toList();
+    }
+
     void follow(AsymNvm nvm) {
         watch = session.store().watch(c -> apply(nvm, c));
     }
 
     private void apply(AsymNvm nvm, ClusterConfig c) {
         List<String> inSync = syncMirrors(c);
+        List<String> keep = new java.util.ArrayList<>(inSync);
+        keep.addAll(asyncMirrors(c)); // an ASYNC mirror past its lag bound is CATCHING_UP: dropped, ring released
         String backend = c.backend().address();
         for (String m : nvm.mirrors()) {
-            if (!m.equals(backend) && !inSync.contains(m)) {
+            if (!m.equals(backend) && !keep.contains(m)) {
                 try {
                     nvm.dropMirror(m);
                     LOG.warn("frontend {}: SYNC mirror {} left the in-sync set of epoch {}: dropped",

@@ -46,13 +46,15 @@ public final class ClusterMirror implements AutoCloseable {
     private final BackendGuard.Fence fence;
     private final NodeEndpoint endpoint;
     private final ExecutorService rejoins;
+    private final ReplicationMode mode;
     private volatile FailoverCoordinator coordinator;
     private volatile ClusterBackend backend;
     private volatile ClusterStore.Watch configWatch;
     private volatile boolean closed;
 
     private ClusterMirror(ClusterSession session, String selfId, MirrorNode mirror, Lease mirrorLease,
-                          BackendGuard.Fence fence, NodeEndpoint endpoint) {
+                          BackendGuard.Fence fence, NodeEndpoint endpoint, ReplicationMode mode) {
+        this.mode = mode;
         this.session = session;
         this.selfId = selfId;
         this.mirror = mirror;
@@ -87,7 +89,7 @@ public final class ClusterMirror implements AutoCloseable {
                     }
                     ClusterConfig c = session.store().read().value();
                     if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
-                        session.store().update(x -> x.isBackend(selfId) ? x : join(x, endpoint), CAS_TRIES);
+                        session.store().update(x -> x.isBackend(selfId) ? x : join(x, endpoint, mode), CAS_TRIES);
                         LOG.warn("mirror '{}' rejoined the configuration of epoch {} ({})", selfId, c.epoch(), why);
                     }
                 } catch (RuntimeException e) {
@@ -108,6 +110,17 @@ public final class ClusterMirror implements AutoCloseable {
      */
     public static ClusterMirror start(ClusterSession session, String selfId, BackendConfiguration config,
                                       String advertiseHost, BackendGuard.Fence fence) {
+        return start(session, selfId, config, advertiseHost, fence, ReplicationMode.SYNC);
+    }
+
+    /**
+     * {@link #start(ClusterSession, String, BackendConfiguration, String, BackendGuard.Fence)} as a mirror of
+     * {@code mode}: an ASYNC mirror is shipped the frontends' semantic records by the backend within its lag bounds,
+     * is not posted to by frontends, and is promoted only when no in-sync SYNC mirror holds its lease (issue 9).
+     */
+    public static ClusterMirror start(ClusterSession session, String selfId, BackendConfiguration config,
+                                      String advertiseHost, BackendGuard.Fence fence, ReplicationMode mode) {
+        java.util.Objects.requireNonNull(mode, "mode");
         NodeEndpoint.requireNodeId("--node-id", selfId);
         ClusterConfig cluster = session.store().read().value();
         if (cluster.isBackend(selfId)) {
@@ -123,16 +136,16 @@ public final class ClusterMirror implements AutoCloseable {
         MirrorNode mirror;
         try {
             NodeEndpoint backend = cluster.backend();
-            mirror = MirrorNode.start(config, backend.host(), backend.port());
+            mirror = MirrorNode.start(config, backend.host(), backend.port(), mode == ReplicationMode.ASYNC);
         } catch (RuntimeException e) {
             lease.close();
             throw e;
         }
         ClusterMirror m = new ClusterMirror(session, selfId, mirror, lease, fence,
-                new NodeEndpoint(selfId, advertiseHost, mirror.port()));
+                new NodeEndpoint(selfId, advertiseHost, mirror.port()), mode);
         self[0] = m;
         try {
-            session.store().update(c -> join(c, m.endpoint), CAS_TRIES);
+            session.store().update(c -> join(c, m.endpoint, mode), CAS_TRIES);
             m.coordinator = FailoverCoordinator.start(session, selfId, m.new MirrorPromotion());
             m.configWatch = session.store().watch(c -> {
                 if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
@@ -149,9 +162,14 @@ public final class ClusterMirror implements AutoCloseable {
 
     /** The configuration with this mirror as a catching-up SYNC mirror at {@code self} (a rejoin replaces it). */
     static ClusterConfig join(ClusterConfig c, NodeEndpoint self) {
-        MirrorInfo fresh = new MirrorInfo(self, ReplicationMode.SYNC, MirrorState.CATCHING_UP);
+        return join(c, self, ReplicationMode.SYNC);
+    }
+
+    /** The configuration with this mirror as a catching-up mirror of {@code mode} at {@code self}. */
+    static ClusterConfig join(ClusterConfig c, NodeEndpoint self, ReplicationMode mode) {
+        MirrorInfo fresh = new MirrorInfo(self, mode, MirrorState.CATCHING_UP);
         Optional<MirrorInfo> old = c.mirror(self.id());
-        if (old.isPresent() && old.get().node().equals(self)) {
+        if (old.isPresent() && old.get().node().equals(self) && old.get().mode() == mode) {
             return c; // listed already (its state is the backend's to set)
         }
         return (old.isPresent() ? c.dropMirror(self.id()) : c).withMirror(fresh);
@@ -167,8 +185,32 @@ public final class ClusterMirror implements AutoCloseable {
             }
             mirror.node().awaitReplayed();
             long applied = 0;
+            StringBuilder held = new StringBuilder();
             for (int f = 0; f < mirror.node().superblock().maxFrontends(); f++) {
-                applied = Math.max(applied, mirror.node().frontendLog(f).checkpoint().appliedTxId());
+                var log = mirror.node().frontendLog(f);
+                applied = Math.max(applied, log.checkpoint().appliedTxId());
+                if (mode == ReplicationMode.ASYNC) {
+                    io.asymnvm.backend.log.FrontendLog.SemanticTail tail;
+                    try {
+                        tail = log.scanSemantic(); // shipped records a frontend re-executes when it attaches
+                    } catch (AsymNvmException e) {
+                        held.append(held.length() == 0 ? "" : ", ").append("frontend ").append(f).append(": ")
+                                .append(e.getMessage());
+                        continue;
+                    }
+                    if (tail.records() == 0 && log.checkpoint().appliedTxId() == 0) {
+                        continue;
+                    }
+                    held.append(held.length() == 0 ? "" : ", ").append("frontend ").append(f).append(": applied tx ")
+                            .append(log.checkpoint().appliedTxId()).append(" + ").append(tail.records())
+                            .append(" logged up to tx ").append(tail.lastTxId());
+                }
+            }
+            if (mode == ReplicationMode.ASYNC) {
+                // what it may lack: commits acknowledged by the lost backend after the shipper's last pass
+                LOG.warn("ASYNC mirror '{}' promoted with {}; commits acknowledged after the backend's last "
+                        + "shipment (at most its lag bound) are not here", selfId, held.length() == 0
+                        ? "no transaction of any frontend" : held);
             }
             return applied;
         }

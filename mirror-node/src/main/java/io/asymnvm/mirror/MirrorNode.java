@@ -42,6 +42,15 @@ public final class MirrorNode implements AutoCloseable {
      * file (null only with authentication off on both).
      */
     public static MirrorNode start(BackendConfiguration config, String backendHost, int backendPort) {
+        return start(config, backendHost, backendPort, false);
+    }
+
+    /**
+     * {@link #start(BackendConfiguration, String, int)}; {@code async}: an ASYNC mirror (issue 9): the backend ships
+     * the frontends' durable semantic records to it as well, and frontends do not post to it.
+     */
+    public static MirrorNode start(BackendConfiguration config, String backendHost, int backendPort,
+                                   boolean async) {
         if (config.port() < 0) {
             throw new IllegalArgumentException("a mirror started from a remote backend must listen on tcp: port "
                     + config.port() + " given, expected 0..65535");
@@ -57,7 +66,7 @@ public final class MirrorNode implements AutoCloseable {
             }
             BackendNode node = BackendNode.startMirror(config, sb);
             try {
-                ReplicationClient.addMirror(backend, secret, true, config.bindHost(), node.port());
+                ReplicationClient.addMirror(backend, secret, true, async, config.bindHost(), node.port());
             } catch (RuntimeException e) {
                 if (restart && unreachable(e)) {
                     return restartedWithoutBackend(node, backendHost, backendPort, e);
@@ -93,10 +102,15 @@ public final class MirrorNode implements AutoCloseable {
      * new image is formatted as the backend's.
      */
     public static MirrorNode startLocal(BackendConfiguration config, BackendNode backend) {
+        return startLocal(config, backend, false);
+    }
+
+    /** {@link #startLocal(BackendConfiguration, BackendNode)}; {@code async}: an ASYNC mirror (issue 9). */
+    public static MirrorNode startLocal(BackendConfiguration config, BackendNode backend, boolean async) {
         Superblock sb = SuperblockLayout.withEpoch(backend.superblock(), backend.replication().epoch());
         BackendNode node = BackendNode.startMirror(config, Files.exists(config.pmFile()) ? null : sb);
         try {
-            backend.replication().addMirror("local:" + config.pmFile().getFileName(), node.localFabric());
+            backend.replication().addMirror("local:" + config.pmFile().getFileName(), node.localFabric(), async);
         } catch (RuntimeException e) {
             node.close();
             throw e;

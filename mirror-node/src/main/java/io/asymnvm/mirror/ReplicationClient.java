@@ -48,7 +48,13 @@ public final class ReplicationClient {
      * starts shipping to the mirror at {@code host:port}.
      */
     public static Superblock addMirror(Fabric backend, byte[] secret, boolean ship, String host, int port) {
-        long flags = ship ? ReplicationLayout.ADD_SHIP : 0;
+        return addMirror(backend, secret, ship, false, host, port);
+    }
+
+    /** {@link #addMirror(Fabric, byte[], boolean, String, int)}; {@code async}: the mirror is ASYNC (issue 9). */
+    public static Superblock addMirror(Fabric backend, byte[] secret, boolean ship, boolean async, String host,
+                                       int port) {
+        long flags = ship ? ReplicationLayout.ADD_SHIP | (async ? ReplicationLayout.ADD_ASYNC : 0) : 0;
         try (FabricConnection c = backend.connect()) {
             byte[] sb = call(c, secret, ReplicationLayout.PURPOSE_ADD_MIRROR, flags,
                     proof -> ReplicationLayout.addMirror(flags, host, ship ? port : 1, proof));

@@ -48,7 +48,8 @@ import java.util.concurrent.TimeUnit;
  *       backend lease; a newer configuration fences the node ({@code fence} is called once, the owner stops it).
  *   <li><b>In sync.</b> A mirror joins the configuration as {@code CATCHING_UP}; when the shipper to it reports the
  *       mirror in sync, this backend marks it {@code IN_SYNC} (compare-and-set): from then on it may be promoted.
- *       A shipper that lost the mirror's pace (out of sync, refused) sets it back to {@code CATCHING_UP}.
+ *       A shipper that lost the mirror's pace (out of sync, refused), or an ASYNC mirror past its lag bound, sets
+ *       it back to {@code CATCHING_UP}.
  *   <li><b>Mirror crash.</b> A mirror whose liveness lease ({@link MirrorLeases}) is gone (its session expired)
  *       is dropped from the configuration. Frontends meanwhile block their commits on it (a SYNC mirror is never
  *       skipped silently) and drop it once the configuration no longer lists it in sync.
@@ -185,6 +186,7 @@ public final class ClusterBackend implements AutoCloseable {
                 }
                 MirrorShipper s = shipperOf(m.node());
                 MirrorState want = s == null ? null
+                        : s.behind() ? MirrorState.CATCHING_UP // ASYNC past its lag bound (issue 9): never silently
                         : s.phase() == MirrorShipper.Phase.STREAMING
                                 && s.mirrorState() == ReplicationLayout.STATE_IN_SYNC ? MirrorState.IN_SYNC
                         : s.phase() == MirrorShipper.Phase.OUT_OF_SYNC || s.phase() == MirrorShipper.Phase.REFUSED

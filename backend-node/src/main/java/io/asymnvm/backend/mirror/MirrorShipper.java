@@ -82,9 +82,12 @@ public final class MirrorShipper implements AutoCloseable {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
     private Thread thread;
+    /** Non-null for an ASYNC mirror: semantic records shipped too, periodically, within bounds (issue 9). */
+    private final AsyncShipping async;
 
     MirrorShipper(String name, Fabric fabric, PersistentRegion region, Superblock sb, FrontendLog[] logs,
-                  SlabTable slabs, ReplicationService node, byte[] secret) {
+                  SlabTable slabs, ReplicationService node, byte[] secret, AsyncShipping async) {
+        this.async = async;
         this.name = name;
         this.fabric = fabric;
         this.region = region;
@@ -127,6 +130,31 @@ public final class MirrorShipper implements AutoCloseable {
     /** Frontend {@code f}'s lag in transactions: applied here minus applied at the mirror (as last read). */
     public long lagTransactions(int f) {
         return Math.max(0, logs[f].checkpoint().appliedTxId() - mirrorApplied[f]);
+    }
+
+    /** True for an ASYNC mirror (frontends do not post to it; the backend ships their semantic records). */
+    public boolean isAsync() {
+        return async != null;
+    }
+
+    /** An ASYNC mirror whose lag exceeds a bound of {@link AsyncLagBounds} (false for a SYNC mirror). */
+    public boolean behind() {
+        return async != null && async.behind();
+    }
+
+    /** ASYNC: the most acknowledged transactions of one frontend not yet shipped (0 for a SYNC mirror). */
+    public long unshippedTransactions() {
+        return async == null ? 0 : async.maxUnshippedTx();
+    }
+
+    /** ASYNC: milliseconds since the oldest unshipped acknowledged transaction was seen (0 for a SYNC mirror). */
+    public long lagMillis() {
+        return async == null ? 0 : async.lagMillis();
+    }
+
+    /** ASYNC: how many times the lag exceeded a bound (0 for a SYNC mirror). */
+    public long boundExceeded() {
+        return async == null ? 0 : async.boundExceeded();
     }
 
     public long millisSinceLastShip() {
@@ -193,7 +221,9 @@ public final class MirrorShipper implements AutoCloseable {
         phase = Phase.STREAMING;
         long lagReadAt = 0;
         while (running) {
-            if (!shipOnce(c, true)) {
+            if (async != null) {
+                asyncStep(c);
+            } else if (!shipOnce(c, true)) {
                 if (System.nanoTime() - lagReadAt > LAG_READ_NANOS) {
                     readMirrorApplied(c); // the lag counters follow the mirror's replay while idle too
                     lagReadAt = System.nanoTime();
@@ -201,6 +231,54 @@ public final class MirrorShipper implements AutoCloseable {
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
             }
         }
+    }
+
+    /** ASYNC: when the mirror's control blocks were last read (lag counters, heartbeat). */
+    private long asyncReadAt;
+
+    /** ASYNC (see {@link AsyncShipping}): a pass when due (redo, semantic records, FLUSH, SHIPPED), else a sample. */
+    private void asyncStep(FabricConnection c) {
+        long now = System.nanoTime();
+        if (async.due(now)) {
+            boolean any = shipOnce(c, false); // redo first: records it makes applied need no shipping
+            any |= shipSemantic(c);
+            long[][] events = drainSlabEvents();
+            if (any || events.length > 0) {
+                sendShipped(c, shipped.clone(), events);
+            }
+            async.passDone(now);
+            if (any) {
+                return;
+            }
+        } else {
+            async.sample(0);
+        }
+        if (now - asyncReadAt > LAG_READ_NANOS) {
+            readMirrorApplied(c);
+            asyncReadAt = now;
+        }
+        LockSupport.parkNanos(IDLE_PARK_NANOS);
+    }
+
+    /** ASYNC: writes each frontend's durable semantic records the mirror lacks; returns whether any were. */
+    private boolean shipSemantic(FabricConnection c) {
+        boolean any = false;
+        for (int f = 0; f < logs.length; f++) {
+            long to = async.durable(f);
+            byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
+            long mirrorSemHead = ControlBlockLayout.publishedCheckpoint(block).semHead();
+            long from = async.from(f, mirrorSemHead);
+            if (to <= from) {
+                continue;
+            }
+            RingReader reader = logs[f].semanticReader();
+            AtomicLong records = new AtomicLong();
+            long reached = copyRing(c, f, reader, RegionIds.semantic(f), from, to, mirrorSemHead + reader.capacity(),
+                    "semantic", records);
+            async.shipped(f, reached, records.get());
+            any |= reached > from;
+        }
+        return any;
     }
 
     private void readMirrorApplied(FabricConnection c) {
@@ -246,6 +324,13 @@ public final class MirrorShipper implements AutoCloseable {
             base[f] = c0[f].redoHead();
         }
         copyBase = base;
+        if (async != null) {
+            long[] semHeads = new long[logs.length];
+            for (int f = 0; f < logs.length; f++) {
+                semHeads[f] = c0[f].semHead();
+            }
+            async.startAt(semHeads);
+        }
         long heap = sb.slabCount() * sb.slabSize();
         for (long off = 0; off < heap && running; off += chunk) {
             int n = (int) Math.min(chunk, heap - off);
@@ -315,6 +400,16 @@ public final class MirrorShipper implements AutoCloseable {
         // which the mirror adopts; nothing before it is replayed there)
         long[] base = copyBase;
         long allowed = (base != null ? base[f] : mirrorCp.redoHead()) + capacity;
+        return copyRing(c, f, reader, RegionIds.redo(f), from, to, allowed, "redo", batches);
+    }
+
+    /**
+     * Writes the entries of {@code reader}'s ring in [from, to) to the mirror's region {@code regionId} at the same
+     * positions, none ending past {@code allowed}; returns the position reached. Counts valid entries in
+     * {@code counted}.
+     */
+    private long copyRing(FabricConnection c, int f, RingReader reader, int regionId, long from, long to,
+                          long allowed, String what, AtomicLong counted) {
         ByteArrayOutputStream run = new ByteArrayOutputStream();
         long runStart = from;
         long pos = from;
@@ -324,9 +419,9 @@ public final class MirrorShipper implements AutoCloseable {
             if (e.kind() == RingReader.Kind.VALID) {
                 bytesAt = e.bytes();
             } else if (e.kind() == RingReader.Kind.PADDING) {
-                bytesAt = paddingBytes(reader, pos);
+                bytesAt = paddingBytes(reader, pos, what);
             } else {
-                throw new OutOfSync("mirror " + name + " fell behind: frontend " + f + "'s redo at position " + pos
+                throw new OutOfSync("mirror " + name + " fell behind: frontend " + f + "'s " + what + " at position " + pos
                         + " is no longer in this backend's ring (" + e.reason() + ": expected " + e.expected()
                         + ", actual " + e.actual() + "); it needs a new image copy");
             }
@@ -334,7 +429,7 @@ public final class MirrorShipper implements AutoCloseable {
                 break; // the mirror has not applied far enough to free this ring space: ship it next time
             }
             if (run.size() + (e.next() - pos) > chunk) {
-                writeRun(c, f, runStart, run.toByteArray());
+                writeRun(c, reader, regionId, runStart, run.toByteArray());
                 run.reset();
                 runStart = pos;
             }
@@ -342,39 +437,39 @@ public final class MirrorShipper implements AutoCloseable {
             if (e.kind() == RingReader.Kind.VALID) {
                 int pad = (int) (e.next() - pos) - bytesAt.length;
                 run.write(new byte[pad], 0, pad); // alignment gap up to the next record
-                batches.incrementAndGet();
+                counted.incrementAndGet();
             }
             pos = e.next();
             if (e.kind() == RingReader.Kind.PADDING) {
-                writeRun(c, f, runStart, run.toByteArray()); // the next entry starts a new lap at offset 0
+                writeRun(c, reader, regionId, runStart, run.toByteArray()); // the next entry starts a new lap at 0
                 run.reset();
                 runStart = pos;
             }
         }
         if (run.size() > 0) {
-            writeRun(c, f, runStart, run.toByteArray());
+            writeRun(c, reader, regionId, runStart, run.toByteArray());
         }
         return pos;
     }
 
     /** A padding record's header, read twice around a validating read so a concurrent overwrite is noticed. */
-    private byte[] paddingBytes(RingReader reader, long pos) {
+    private byte[] paddingBytes(RingReader reader, long pos, String what) {
         byte[] before = region.read(reader.offsetOf(pos), LogRecordLayout.ALIGNMENT);
         RingReader.Entry again = reader.read(pos);
         byte[] after = region.read(reader.offsetOf(pos), LogRecordLayout.ALIGNMENT);
         if (again.kind() != RingReader.Kind.PADDING || !Arrays.equals(before, after)) {
-            throw new OutOfSync("mirror " + name + " fell behind: the padding at redo position " + pos
+            throw new OutOfSync("mirror " + name + " fell behind: the padding at " + what + " position " + pos
                     + " was overwritten while it was shipped");
         }
         return before;
     }
 
-    private void writeRun(FabricConnection c, int f, long start, byte[] run) {
+    private void writeRun(FabricConnection c, RingReader reader, int regionId, long start, byte[] run) {
         if (run.length == 0) {
             return;
         }
-        long capacity = logs[f].redoReader().capacity();
-        c.write(RegionIds.redo(f), Math.floorMod(start, capacity), run, 0, run.length);
+        long capacity = reader.capacity();
+        c.write(regionId, Math.floorMod(start, capacity), run, 0, run.length);
         bytes.addAndGet(run.length);
     }
 
@@ -396,8 +491,13 @@ public final class MirrorShipper implements AutoCloseable {
                 lag.addObject().put("frontend", f).put("lag_tx", l);
             }
         }
-        m.put("max_lag_tx", maxLag);
+        m.put("max_lag_tx", async == null ? maxLag : Math.max(maxLag, async.maxUnshippedTx()));
         m.put("problem", problem);
+        if (async != null) {
+            async.describe(m);
+        } else {
+            m.put("mode", "sync");
+        }
     }
 
     private void closeConnection() {

@@ -65,6 +65,10 @@ public final class ReplicationService {
     private volatile long epoch;
     private volatile NicSession peer;
     private boolean promoting;
+    // --- ASYNC mirrors (issue 9): the backend's lag bounds; the mirror side's shipment counters ---
+    private volatile AsyncLagBounds asyncLag = AsyncLagBounds.DEFAULTS;
+    private final java.util.concurrent.atomic.AtomicLong shipmentsReceived = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastShipmentNanos;
 
     /** {@code gate} non-null: the node starts as a mirror replaying through it. */
     public ReplicationService(PersistentRegion region, Superblock sb, FrontendLog[] logs, SlabTable slabs,
@@ -86,6 +90,11 @@ public final class ReplicationService {
                 s.slabChanged(new long[] {slab, word, barrier});
             }
         });
+    }
+
+    /** The lag bounds of ASYNC mirrors shipped to from now on (the node's configuration). */
+    public void asyncLag(AsyncLagBounds bounds) {
+        asyncLag = java.util.Objects.requireNonNull(bounds, "bounds");
     }
 
     public boolean isMirror() {
@@ -170,6 +179,7 @@ public final class ReplicationService {
         for (int f = 0; f < logs.length; f++) {
             session.grant(RegionIds.redo(f), Access.READ_WRITE);
             session.grant(RegionIds.control(f), Access.READ);
+            session.grant(RegionIds.semantic(f), Access.READ_WRITE); // an ASYNC mirror's records come from the peer
         }
         LOG.info("replication peer attached (session {}, epoch {}): image copy and redo stream start", session.id(),
                 peerEpoch);
@@ -216,6 +226,8 @@ public final class ReplicationService {
             }
         }
         replayer.signal();
+        shipmentsReceived.incrementAndGet();
+        lastShipmentNanos = System.nanoTime();
         return ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(gate.state()).array();
     }
 
@@ -334,16 +346,25 @@ public final class ReplicationService {
                     shippers.remove(s);
                 }
             }
-            addMirror(name, new io.asymnvm.core.fabric.tcp.TcpFabric(a.host(), a.port()));
+            addMirror(name, new io.asymnvm.core.fabric.tcp.TcpFabric(a.host(), a.port()),
+                    (flags & ReplicationLayout.ADD_ASYNC) != 0);
         }
         return SuperblockLayout.encode(SuperblockLayout.withEpoch(sb, epoch));
     }
 
     /** Starts shipping to the mirror reached through {@code fabric} (closed with the shipper). */
     public MirrorShipper addMirror(String name, Fabric fabric) {
+        return addMirror(name, fabric, false);
+    }
+
+    /**
+     * Starts shipping to the mirror reached through {@code fabric}; {@code async}: an ASYNC mirror, also shipped the
+     * frontends' durable semantic records, within this node's {@link AsyncLagBounds} ({@link AsyncShipping}).
+     */
+    public MirrorShipper addMirror(String name, Fabric fabric, boolean async) {
         requirePrimary("adding a mirror");
         MirrorShipper s = new MirrorShipper(name, fabric, region, sb, logs, slabs, this,
-                authenticator.replicationSecret());
+                authenticator.replicationSecret(), async ? new AsyncShipping(name, logs, asyncLag) : null);
         shippers.add(s);
         s.start();
         return s;
@@ -378,6 +399,19 @@ public final class ReplicationService {
         root.put("role", mirror ? "mirror" : "backend");
         root.put("epoch", epoch);
         root.put("state", ReplicationLayout.stateName(state()));
+        if (mirror) { // the mirror side of the lag: shipments received from the backend (ASYNC mirrors, issue 9)
+            long last = lastShipmentNanos;
+            root.put("shipments_received", shipmentsReceived.get());
+            root.put("ms_since_last_shipment", last == 0 ? -1
+                    : java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - last));
+            ArrayNode applied = root.putArray("applied_tx");
+            for (FrontendLog log : logs) {
+                if (log.checkpoint().appliedTxId() != 0) {
+                    applied.addObject().put("frontend", log.frontendId()).put("applied_tx",
+                            log.checkpoint().appliedTxId());
+                }
+            }
+        }
         ArrayNode mirrors = root.putArray("mirrors");
         for (MirrorShipper s : shippers) {
             s.describe(mirrors.addObject());

@@ -20,7 +20,8 @@ import java.util.UUID;
  *   reply: newEpoch(8)
  * ADD_MIRROR (12), mirror to backend:   0 header: kind | purpose ADD_MIRROR | flags   16 proof(32)
  *                                     48 port(4) | 52 hostLength(4) | 56 host (UTF-8)
- *   flags: 0 = geometry only, {@link #ADD_SHIP} = also ship to host:port
+ *   flags: 0 = geometry only, {@link #ADD_SHIP} = also ship to host:port, {@link #ADD_ASYNC} (with ADD_SHIP) = the
+ *          mirror is ASYNC: frontends do not post to it, the backend ships their semantic records as well
  *   reply: the backend's superblock ({@link SuperblockLayout#LENGTH} bytes, carrying its current epoch)
  * REPLICATE (13), backend to mirror on its attached peer session: 0 header: kind | op | 0   16 body
  *   SHIPPED:   frontends(4) | events(4) | redoLimit(8) x frontends | [slab(8) ownerWord(8) barrier(8)] x events
@@ -45,6 +46,8 @@ public final class ReplicationLayout {
     public static final int OP_COPY_DONE = 2;
 
     public static final long ADD_SHIP = 1;
+    /** ADD_MIRROR flag: an ASYNC mirror (issue 9): the backend also ships the frontends' durable semantic records. */
+    public static final long ADD_ASYNC = 2;
 
     public static final int IDENTITY_OFFSET = ControlMessageLayout.REQUEST_LENGTH;
     public static final int PEER_PROOF_OFFSET = IDENTITY_OFFSET + 16;

@@ -22,8 +22,8 @@ final class ClusterNodeCommands {
     }
 
     /** {@code mirror --zk ... --node-id ID}: runs until SIGTERM; prints LISTENING, then PROMOTED / FENCED. */
-    static int mirror(BackendConfiguration config, String host, ClusterNodeOptions node)
-            throws InterruptedException {
+    static int mirror(BackendConfiguration config, String host, ClusterNodeOptions node,
+                      io.asymnvm.cluster.ReplicationMode mode) throws InterruptedException {
         ClusterOptions options = node.options();
         String nodeId = node.nodeId();
         ClusterSession session = ClusterSession.connect(options);
@@ -36,7 +36,7 @@ final class ClusterNodeCommands {
                 System.out.flush();
                 status.set(FENCED_EXIT);
                 stopped.countDown();
-            });
+            }, mode);
         } catch (RuntimeException e) {
             session.close();
             throw e;

@@ -13,7 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code asymnvm mirror --pm FILE --port P --backend H:P [--credentials F] [--size S]}: runs a mirror of the backend
+ * {@code asymnvm mirror --pm FILE --port P --backend H:P [--credentials F] [--size S] [--mode sync|async]}: runs a mirror of the backend
  * at H:P until SIGTERM or SIGINT (README "Mirrors"). A new PM file gets the backend's geometry and identity; the
  * credentials file must be the backend's (it holds the replication secret). Prints {@code LISTENING host:port}
  * once it serves, like {@code backend}; the backend then copies its image and streams redo to it.
@@ -47,10 +47,31 @@ public final class MirrorCommand implements Callable<Integer> {
     @Option(names = "--size", description = "Size of the image; must equal the backend's (default: the backend's).")
     String size;
 
+    // ---- replication mode (issue 9): SYNC (frontends post to it) or ASYNC (the backend ships, bounded lag) ----
+
+    @Option(names = "--mode", defaultValue = "sync", paramLabel = "sync|async", converter = ModeConverter.class,
+            description = "sync: frontends post every commit to this mirror too; async: the backend ships to it "
+                    + "periodically within its --async-max-lag-ms/--async-max-lag-tx. Default: ${DEFAULT-VALUE}.")
+    io.asymnvm.cluster.ReplicationMode mode;
+
+    /** {@code sync|async}, any case; anything else is refused naming the value and the choices. */
+    static final class ModeConverter implements picocli.CommandLine.ITypeConverter<io.asymnvm.cluster.ReplicationMode> {
+        @Override
+        public io.asymnvm.cluster.ReplicationMode convert(String value) {
+            for (io.asymnvm.cluster.ReplicationMode m : io.asymnvm.cluster.ReplicationMode.values()) {
+                if (m.name().equalsIgnoreCase(value)) {
+                    return m;
+                }
+            }
+            throw new picocli.CommandLine.TypeConversionException("--mode " + value + " is not a replication mode: "
+                    + "sync or async");
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (cluster.enabled()) {
-            return ClusterNodeCommands.mirror(config(), host, cluster);
+            return ClusterNodeCommands.mirror(config(), host, cluster, mode);
         }
         if (backend == null) {
             throw new IllegalArgumentException("--backend HOST:PORT is required without --zk");
@@ -61,7 +82,8 @@ public final class MirrorCommand implements Callable<Integer> {
         }
         String backendHost = backend.substring(0, colon);
         int backendPort = Integer.parseInt(backend.substring(colon + 1));
-        MirrorNode mirror = MirrorNode.start(config(), backendHost, backendPort);
+        MirrorNode mirror = MirrorNode.start(config(), backendHost, backendPort,
+                mode == io.asymnvm.cluster.ReplicationMode.ASYNC);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             mirror.close();

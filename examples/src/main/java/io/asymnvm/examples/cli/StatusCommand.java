@@ -85,6 +85,16 @@ public final class StatusCommand implements Callable<Integer> {
                     m.path("batches_shipped").asLong(), m.path("bytes_shipped").asLong(),
                     m.path("max_lag_tx").asLong(), m.path("ms_since_last_ship").asLong(),
                     m.path("problem").isNull() ? "" : ": " + m.path("problem").asText());
+            if ("async".equals(m.path("mode").asText())) { // ASYNC mirrors (issue 9): the bounded lag
+                out.printf("  async: %d tx unshipped, lag %d ms (bounds %d tx, %d ms)%s, bound exceeded %d times%n",
+                        m.path("unshipped_tx").asLong(), m.path("lag_ms").asLong(), m.path("bound_lag_tx").asLong(),
+                        m.path("bound_lag_ms").asLong(), m.path("behind").asBoolean() ? ", BEHIND" : "",
+                        m.path("bound_exceeded").asLong());
+            }
+        }
+        if (status.has("shipments_received")) { // the mirror side of the lag
+            out.printf("shipments received %d, %d ms since the last%n", status.path("shipments_received").asLong(),
+                    status.path("ms_since_last_shipment").asLong());
         }
     }
 

@@ -35,9 +35,17 @@ public final class MirrorLinks implements AutoCloseable {
         private volatile long appliedTxId;
         private volatile long semHead;
         private volatile long redoHead;
+        /** False for an ASYNC mirror (issue 9): never posted to; watched for ring release and failover only. */
+        private final boolean posted;
 
-        Mirror(BackendLink link) {
+        Mirror(BackendLink link, boolean posted) {
             this.link = link;
+            this.posted = posted;
+        }
+
+        /** True for a SYNC mirror (records and FLUSHes posted to it); false for an ASYNC one. */
+        public boolean posted() {
+            return posted;
         }
 
         public BackendLink link() {
@@ -96,16 +104,27 @@ public final class MirrorLinks implements AutoCloseable {
      * as a backend (a byte copy of the backend's image served by a second backend node) as a mirror.
      */
     public MirrorLinks(List<BackendLink> links, boolean acceptBackendRole) {
+        this(links, List.of(), acceptBackendRole);
+    }
+
+    /**
+     * SYNC mirrors {@code links} and ASYNC mirrors {@code asyncLinks} (issue 9). An ASYNC mirror is attached and
+     * checked like a SYNC one, but never posted to (the backend ships to it): the frontend reads its checkpoint and
+     * keeps ring space until it applied the records (so it still holds every record the mirror lacks), and looks
+     * for it among the promoted mirrors at a failover, where every retained record is written to it again.
+     */
+    public MirrorLinks(List<BackendLink> links, List<BackendLink> asyncLinks, boolean acceptBackendRole) {
         this.acceptBackendRole = acceptBackendRole;
         List<String> seen = new ArrayList<>();
-        Mirror[] m = new Mirror[links.size()];
+        Mirror[] m = new Mirror[links.size() + asyncLinks.size()];
         for (int i = 0; i < m.length; i++) {
-            String endpoint = links.get(i).endpoint();
+            BackendLink link = i < links.size() ? links.get(i) : asyncLinks.get(i - links.size());
+            String endpoint = link.endpoint();
             if (seen.contains(endpoint)) {
                 throw new IllegalArgumentException("mirror " + endpoint + " is configured twice");
             }
             seen.add(endpoint);
-            m[i] = new Mirror(links.get(i));
+            m[i] = new Mirror(link, i < links.size());
         }
         this.active = m;
     }
@@ -206,15 +225,17 @@ public final class MirrorLinks implements AutoCloseable {
         return (region, offset, data, length) -> {
             Completion c = backend.write(region, offset, data, length);
             for (Mirror m : active) {
-                m.post(region, offset, data, length);
+                if (m.posted) {
+                    m.post(region, offset, data, length);
+                }
             }
             return c;
         };
     }
 
-    /** Posts a FLUSH stamped {@code stamp} to every in-sync mirror (not awaited). */
+    /** Posts a FLUSH stamped {@code stamp} to every in-sync SYNC mirror (not awaited). */
     public Flush flush(long stamp) {
-        Mirror[] ms = active;
+        Mirror[] ms = Arrays.stream(active).filter(m -> m.posted).toArray(Mirror[]::new);
         Completion[] cs = new Completion[ms.length];
         long[] gens = new long[ms.length];
         for (int i = 0; i < ms.length; i++) {

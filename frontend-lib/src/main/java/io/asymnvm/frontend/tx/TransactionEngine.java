@@ -1468,9 +1468,12 @@ public final class TransactionEngine implements AutoCloseable {
             try {
                 cp = m.readCheckpoint();
             } catch (AsymNvmException e) {
-                if (!background && !m.dropped()) {
+                if (!background && !m.dropped() && m.posted()) {
                     recoverMirrorOrThrow(m, e, generation); // the agent leaves reconnecting to the commits
                 }
+                // an ASYNC mirror is never waited for: its ring space stays held until it answers again (the
+                // failover path re-attaches it) or is dropped (the cluster follower drops it once the
+                // configuration no longer lists it in sync)
                 continue;
             }
             (background ? backgroundRoundTrips : controlRoundTrips).incrementAndGet();

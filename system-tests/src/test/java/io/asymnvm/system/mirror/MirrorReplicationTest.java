@@ -142,7 +142,7 @@ class MirrorReplicationTest {
         }
     }
 
-    private static boolean caughtUp(BackendNode backend, BackendNode mirror) {
+    static boolean caughtUp(BackendNode backend, BackendNode mirror) {
         for (int f = 0; f < FRONTENDS; f++) {
             Checkpoint b = backend.frontendLog(f).checkpoint();
             Checkpoint m = mirror.frontendLog(f).checkpoint();
@@ -175,7 +175,7 @@ class MirrorReplicationTest {
         assertTrue(compared > 0, "no slab compared");
     }
 
-    private static byte[] read(Path file, long at, int length) throws IOException {
+    static byte[] read(Path file, long at, int length) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             ByteBuffer b = ByteBuffer.allocate(length);
             while (b.hasRemaining() && ch.read(b, at + b.position()) > 0) {
