@@ -75,6 +75,28 @@ class NaiveModeTest {
     }
 
     @Test
+    void shouldPayOnePersistedRoundTripPerStore() {
+        for (ExecutionMode mode : ExecutionMode.values()) {
+            try (AsymNvm nvm = AsymNvm.embedded(dir.resolve(mode.cliName()), options(mode))) {
+                Cells cells = cells(nvm);
+                cells.create(CELLS);
+                cells.set(0, 100);
+                long before = nvm.counters().flushes();
+                cells.add(0, 9, 7); // two stores, in cells far apart
+                long flushes = nvm.counters().flushes() - before;
+                if (mode == ExecutionMode.NAIVE) {
+                    assertTrue(flushes >= 3, "naive: the commit FLUSH and one per store, were " + flushes);
+                } else {
+                    // the commit FLUSH, and at most one the agent thread may post meanwhile
+                    assertTrue(flushes <= 2, "design: one FLUSH per commit, were " + flushes);
+                }
+                assertEquals(93, cells.get(0));
+                assertEquals(7, cells.get(9));
+            }
+        }
+    }
+
+    @Test
     void shouldKeepTransfersAtomicAcrossThreadsAndACrash() throws Exception {
         long seed = 0x5EED_0A1FL;
         int threads = 3;

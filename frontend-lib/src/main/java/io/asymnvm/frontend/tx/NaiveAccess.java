@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
+import java.util.Arrays;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -22,10 +23,12 @@ import java.util.function.LongSupplier;
  * Reads bypass the page cache: every page a transaction touches is one synchronous remote READ, each time it is
  * touched (a transaction's own writes are still seen, from its private write set). A transaction that wrote
  * commits through the ordinary protocol (semantic record, made durable: the commit point, and recovery unchanged),
- * then {@link #writeThrough} ships its redo alone and waits until the backend has applied it to the heap. So every
- * transaction pays its writes' round trips on its own call, as the baseline of the paper does; the difference is
- * that one transaction's stores travel as one redo WRITE, not one WRITE each, which makes this baseline faster,
- * never slower, than one round trip per store (the ratio to it is conservative).
+ * then {@link #writeThrough} ships its redo alone, as one synchronous WRITE+FLUSH round trip per store of the
+ * transaction ({@link #postInPieces}: the store's share of the redo record), and waits until the backend has
+ * applied it to the heap. So every store costs a persisted round trip on the caller's path, as in the paper's
+ * baseline. The stores land in the redo ring rather than in place: writing them in place before the record is
+ * complete would let a crash expose half a transaction, and the backend's replay (one more local copy) is what
+ * puts them in the heap.
  *
  * <p>Thread-safe: {@link #read} runs under the engine's execution lock inside the naive lock; the rest under the
  * naive lock.
@@ -39,18 +42,19 @@ final class NaiveAccess {
     private final int pageSize;
     private final WaitPolicy waitPolicy;
     private final AtomicLong readRoundTrips;
-    private final BooleanSupplier shipRedo;
+    private final IntPredicate shipRedo;
     private final Runnable pollApplied;
     private final LongSupplier appliedTxId;
 
     /**
      * @param readRoundTrips counts every remote page READ
-     * @param shipRedo       posts the pending redo batch (under the execution lock); false if the ring had no room
+     * @param shipRedo       posts the pending redo batch in as many synchronous pieces as the transaction had stores
+     *                       ({@link #postInPieces}, under the execution lock); false if the ring had no room
      * @param pollApplied    reads the backend's control block (one round trip) and learns its checkpoint
      * @param appliedTxId    the newest transaction the backend applied, as last learnt
      */
     NaiveAccess(BackendLink link, int pageSize, WaitPolicy waitPolicy, AtomicLong readRoundTrips,
-                BooleanSupplier shipRedo, Runnable pollApplied, LongSupplier appliedTxId) {
+                IntPredicate shipRedo, Runnable pollApplied, LongSupplier appliedTxId) {
         this.link = link;
         this.pageSize = pageSize;
         this.waitPolicy = waitPolicy;
@@ -73,15 +77,38 @@ final class NaiveAccess {
     }
 
     /**
-     * Returns once transaction {@code txId} (already durable) is applied to the backend's heap: ships the redo
-     * buffer, then reads the control block until the checkpoint passes {@code txId}; bounded by 30 s.
+     * Posts {@code length} bytes of a redo record as {@code pieces} consecutive WRITEs, each followed by a FLUSH
+     * ({@code stamp}: the semantic position already durable) and awaited: one synchronous persisted round trip per
+     * store of the transaction, as the baseline pays. The backend replays only a complete, CRC-valid record, so a
+     * crash between pieces leaves a torn record that is never applied (and the durable semantic record recovers
+     * the transaction). Returns the last FLUSH's completion.
      */
-    void writeThrough(long txId) {
+    io.asymnvm.core.fabric.Completion postInPieces(int region, long offset, byte[] data, int length, int pieces,
+                                                   long stamp) {
+        int n = Math.max(1, Math.min(pieces, length));
+        io.asymnvm.core.fabric.Completion last = null;
+        int from = 0;
+        for (int i = 0; i < n; i++) {
+            int to = i == n - 1 ? length : (int) ((long) length * (i + 1) / n);
+            link.write(region, offset + from, Arrays.copyOfRange(data, from, to), to - from).await(waitPolicy);
+            last = link.flush(stamp);
+            last.await(waitPolicy);
+            from = to;
+        }
+        return last;
+    }
+
+    /**
+     * Returns once transaction {@code txId} (already durable) is applied to the backend's heap: ships the redo
+     * buffer as {@code stores} synchronous WRITE+FLUSH round trips, then reads the control block until the
+     * checkpoint passes {@code txId}; bounded by 30 s.
+     */
+    void writeThrough(long txId, int stores) {
         long deadline = System.nanoTime() + APPLY_WAIT_NANOS;
         boolean shipped = false;
         while (appliedTxId.getAsLong() < txId) {
             if (!shipped) {
-                shipped = shipRedo.getAsBoolean();
+                shipped = shipRedo.test(stores);
             }
             pollApplied.run();
             if (appliedTxId.getAsLong() >= txId) {

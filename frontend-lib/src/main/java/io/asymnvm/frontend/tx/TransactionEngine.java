@@ -236,7 +236,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.durableTxId = r.appliedTxId();
         this.posted = new Mark(r.appliedTxId(), semStart);
         this.naive = options.mode() != io.asymnvm.frontend.ExecutionMode.NAIVE ? null
-                : new NaiveAccess(link, pageSize, waitPolicy, fetchRoundTrips, this::shipRedoLocked,
+                : new NaiveAccess(link, pageSize, waitPolicy, fetchRoundTrips, this::shipRedoPerStore,
                         () -> pollApplied(false), () -> appliedTxId);
         this.agent = new Thread(this::agentLoop, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
@@ -252,11 +252,25 @@ public final class TransactionEngine implements AutoCloseable {
         return naive;
     }
 
-    /** Naive mode: ships the pending redo batch under the execution lock. */
-    private boolean shipRedoLocked() {
+    /**
+     * Naive mode: ships the pending redo batch under the execution lock as {@code stores} synchronous WRITE+FLUSH
+     * round trips, one per store of the transaction (see {@link NaiveAccess}); false if the ring has no room.
+     */
+    private boolean shipRedoPerStore(int stores) {
         exec.lock();
         try {
-            return shipRedo();
+            if (redo.isEmpty()) {
+                return true;
+            }
+            int length = redo.alignedLength();
+            if (!redoRing.fits(length)) {
+                return false;
+            }
+            long stamp = posted.semEnd(); // already durable: the FLUSHes persist the redo pieces, nothing more
+            redoRing.append((region, offset, data, n) -> naive.postInPieces(region, offset, data, n, stores, stamp),
+                    length, redo::seal, redo.lastTxId());
+            redoBatches.incrementAndGet();
+            return true;
         } finally {
             exec.unlock();
         }
@@ -433,7 +447,7 @@ public final class TransactionEngine implements AutoCloseable {
             }
             if (naive != null) {
                 awaitDurable(txId); // the commit point, then the writes reach the heap before the call returns
-                naive.writeThrough(txId);
+                naive.writeThrough(txId, tx.writes().size());
                 return result;
             }
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
