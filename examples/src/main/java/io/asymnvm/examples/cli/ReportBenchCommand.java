@@ -48,7 +48,8 @@ public final class ReportBenchCommand implements Callable<Integer> {
     List<ExecutionMode> modes;
 
     @Option(names = "--only", split = ",",
-            description = "Run only the rows whose name starts with one of these prefixes (e.g. ycsb-a,map-a/hash).")
+            description = "Run only the rows whose name starts with one of these prefixes, or of these sections "
+                    + "(map, puts, ycsb, scaling, apps), e.g. ycsb-a,map-a/hash,scaling.")
     List<String> only;
 
     @Option(names = "--seconds", description = "Seconds of each row's timed phase (YCSB rows: rounded up to whole "
@@ -72,7 +73,7 @@ public final class ReportBenchCommand implements Callable<Integer> {
                 : EnumSet.copyOf(modes);
         List<ReportEntry> entries = new ArrayList<>();
         for (ReportEntry e : ReportMatrix.build(sizes, chosen)) {
-            if (only == null || only.stream().anyMatch(p -> e.name().startsWith(p))) {
+            if (only == null || only.stream().anyMatch(p -> e.name().startsWith(p) || e.section().equals(p))) {
                 entries.add(e);
             }
         }
