@@ -5,7 +5,7 @@ package io.asymnvm.examples.report;
  * threads and returns what it measured.
  *
  * <p>An example (TATP, SmallBank, ...) joins the matrix by implementing this interface and adding one line to
- * {@code ReportMatrix}. An implementation starts and stops whatever it needs (backend, scratch files) inside
+ * {@link ReportMatrix}. An implementation starts and stops whatever it needs (backend, scratch files) inside
  * {@link #run}, measures only the timed phase, and must return within a few seconds after
  * {@link ReportRun#seconds()} plus its own set-up time. It is called from one thread at a time.
  */
