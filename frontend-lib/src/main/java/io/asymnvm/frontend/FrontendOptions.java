@@ -30,8 +30,11 @@ public final class FrontendOptions {
     // --- commit latency: how callers wait (issue 8, goal 5) ---
     private final io.asymnvm.core.fabric.WaitPolicy.Kind waitPolicy;
     private final boolean combineFlushes;
+    // --- the naive baseline (issue 8, goal 6) ---
+    private final ExecutionMode mode;
 
     private FrontendOptions(Builder b) {
+        mode = b.mode;
         waitPolicy = b.waitPolicy;
         combineFlushes = b.combineFlushes;
         mirrorReconnectTimeoutMillis = b.mirrorReconnectTimeoutMillis;
@@ -97,6 +100,11 @@ public final class FrontendOptions {
      */
     public boolean combineFlushes() {
         return combineFlushes;
+    }
+
+    /** The design or the naive baseline ({@link ExecutionMode}); default {@link ExecutionMode#ASYMNVM}. */
+    public ExecutionMode mode() {
+        return mode;
     }
 
     /** System property giving the default of {@link Builder#combineFlushes(boolean)} (for benchmarks). */
@@ -166,7 +174,7 @@ public final class FrontendOptions {
                 .readAheadPages(readAheadPages).verifyCache(verifyCache).tls(tls)
                 .returnEmptySlabs(returnEmptySlabs).keepAliveMillis(keepAliveMillis)
                 .mirrorReconnectTimeoutMillis(mirrorReconnectTimeoutMillis)
-                .failoverTimeoutMillis(failoverTimeoutMillis).waitPolicy(waitPolicy).combineFlushes(combineFlushes);
+                .failoverTimeoutMillis(failoverTimeoutMillis).waitPolicy(waitPolicy).combineFlushes(combineFlushes).mode(mode);
         return b.credentials(file).conclude();
     }
 
@@ -307,7 +315,18 @@ public final class FrontendOptions {
             return this;
         }
 
+        private ExecutionMode mode = ExecutionMode.ASYMNVM;
+
+        /** See {@link FrontendOptions#mode()}. */
+        public Builder mode(ExecutionMode v) {
+            mode = v;
+            return this;
+        }
+
         public FrontendOptions conclude() {
+            if (mode == null) {
+                throw new IllegalArgumentException("execution mode not set: expected one of ASYMNVM, NAIVE");
+            }
             if (waitPolicy == null) {
                 throw new IllegalArgumentException("wait policy not set: expected one of SPIN, ADAPTIVE, PARK");
             }

@@ -1,5 +1,6 @@
 package io.asymnvm.structures;
 
+import io.asymnvm.frontend.ExecutionMode;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.structures.codec.Codecs;
 import io.asymnvm.testsupport.ShmTempDirFactory;
@@ -69,11 +70,30 @@ abstract class PersistentMapContractTest {
     @MethodSource("transportsAndKeys")
     void shouldMatchOracleUnderRandomOperationsAndAfterReopen(Nvm.Transport transport, KeyKind kind) {
         long seed = seed(transport, kind);
-        Random rnd = new Random(seed);
-        String ctx = "seed=" + seed + " " + type() + " " + transport + " " + kind;
         int ops = transport == Nvm.Transport.LOCAL ? 5000 : 2000;
+        matchOracle(transport, kind, FrontendOptions.builder().embeddedSizeBytes(Nvm.PM_SIZE).conclude(), ops,
+                seed, "seed=" + seed + " " + type() + " " + transport + " " + kind);
+    }
+
+    /**
+     * The same contract in the naive baseline mode ({@code ExecutionMode.NAIVE}: no page cache, every transaction
+     * written through to the heap before it returns), fewer operations since each costs several round trips.
+     */
+    @ParameterizedTest(name = "naive {0}")
+    @EnumSource(Nvm.Transport.class)
+    void shouldMatchOracleInNaiveMode(Nvm.Transport transport) {
+        long seed = seed("naive", transport);
+        int ops = transport == Nvm.Transport.LOCAL ? 1200 : 400;
+        matchOracle(transport, KeyKind.LONG, FrontendOptions.builder().embeddedSizeBytes(Nvm.PM_SIZE)
+                .mode(ExecutionMode.NAIVE).conclude(), ops, seed, "seed=" + seed + " " + type() + " naive "
+                + transport);
+    }
+
+    private void matchOracle(Nvm.Transport transport, KeyKind kind, FrontendOptions options, int ops, long seed,
+                             String ctx) {
+        Random rnd = new Random(seed);
         TreeMap<Object, String> oracle = new TreeMap<>(kind.comparator());
-        try (Nvm nvm = Nvm.start(dir, transport)) {
+        try (Nvm nvm = Nvm.start(dir, transport, options)) {
             MapOps m = ops(nvm);
             long root = m.create(type(), kind.codecId, "contract");
             for (int i = 0; i < ops; i++) {

@@ -8,6 +8,7 @@ import io.asymnvm.examples.mapbench.MapBenchReport;
 import io.asymnvm.examples.mapbench.MapBenchRun;
 import io.asymnvm.examples.mapbench.Workload;
 import io.asymnvm.examples.mapbench.ZipfianGenerator;
+import io.asymnvm.frontend.ExecutionMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -97,6 +98,11 @@ public final class MapBenchCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "No progress bars on standard error.")
     boolean noProgress;
 
+    @Option(names = "--mode", defaultValue = "asymnvm", converter = ModeConverter.class,
+            description = "asymnvm (the design) or naive (the baseline: no page cache, every transaction written "
+                    + "through to the heap before it returns). Default: ${DEFAULT-VALUE}.")
+    ExecutionMode mode;
+
     @Override
     public Integer call() {
         requireRange("--keys", keys, 1, MAX_KEYS);
@@ -113,7 +119,7 @@ public final class MapBenchCommand implements Callable<Integer> {
         long pm = size("--pm-size", pmSize, MapBenchConfig.defaultPmBytes(keys, valueBytes));
         long cache = size("--cache-size", cacheSize, MapBenchConfig.defaultCacheBytes(keys, valueBytes));
         MapBenchConfig config = new MapBenchConfig(structure, fabric, keys, ops, workload, threads, valueBytes,
-                theta, seed, batch, warmup, pm, cache);
+                theta, seed, batch, warmup, pm, cache, mode);
 
         MapBenchReport report = new MapBenchRun(config, !noProgress).run();
         PrintWriter out = spec.commandLine().getOut();

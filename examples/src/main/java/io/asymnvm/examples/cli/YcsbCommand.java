@@ -6,6 +6,7 @@ import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.kv.StructureKind;
 import io.asymnvm.examples.ycsb.AsymNvmYcsbDb;
 import io.asymnvm.examples.ycsb.YcsbRun;
+import io.asymnvm.frontend.ExecutionMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -67,6 +68,11 @@ public final class YcsbCommand implements Callable<Integer> {
             + "verified, verifyErrors, opsPerSecond, runtimeMillis, exitCode, returns.")
     boolean json;
 
+    @Option(names = "--mode", defaultValue = "asymnvm", converter = ModeConverter.class,
+            description = "asymnvm (the design) or naive (the baseline: no page cache, every transaction written "
+                    + "through to the heap before it returns). Default: ${DEFAULT-VALUE}.")
+    ExecutionMode mode = ExecutionMode.ASYMNVM;
+
     /** The binding class; tests substitute one that misbehaves, to prove failures are reported. */
     @Option(names = "--db", hidden = true, defaultValue = "io.asymnvm.examples.ycsb.AsymNvmYcsbDb")
     String dbClass = AsymNvmYcsbDb.class.getName();
@@ -81,7 +87,7 @@ public final class YcsbCommand implements Callable<Integer> {
         YcsbRun.Config config;
         try {
             config = new YcsbRun.Config(workloads.toLowerCase(Locale.ROOT), fabric, structure, records, operations,
-                    threads, fieldCount, fieldLength, dbClass);
+                    threads, fieldCount, fieldLength, dbClass, mode, 0);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -2,6 +2,7 @@ package io.asymnvm.examples.mapbench;
 
 import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.kv.StructureKind;
+import io.asymnvm.frontend.ExecutionMode;
 
 import java.util.Objects;
 
@@ -9,11 +10,11 @@ import java.util.Objects;
  * One {@code bench map} run: the structure and fabric, the data set ({@code keys} keys of {@code valueBytes}
  * bytes, loaded {@code loadBatch} per transaction), the operations ({@code ops} of {@code workload} over
  * {@code threads} threads after {@code warmupOps} unrecorded ones, zipfian with {@code theta}, seeded), and the
- * PM image and page cache sizes. {@link #estimatedDataBytes()} and the size defaults live here.
+ * PM image and page cache sizes, and the frontend's mode (the design or the naive baseline). {@link #estimatedDataBytes()} and the size defaults live here.
  */
 public record MapBenchConfig(StructureKind structure, FabricKind fabric, int keys, long ops, Workload workload,
                              int threads, int valueBytes, double theta, long seed, int loadBatch, long warmupOps,
-                             long pmBytes, long cacheBytes) {
+                             long pmBytes, long cacheBytes, ExecutionMode mode) {
     /** Smallest PM image and page cache the defaults pick. */
     public static final long MIN_PM_BYTES = 256L << 20;
     public static final long MIN_CACHE_BYTES = 64L << 20;
@@ -22,6 +23,15 @@ public record MapBenchConfig(StructureKind structure, FabricKind fabric, int key
         Objects.requireNonNull(structure, "structure");
         Objects.requireNonNull(fabric, "fabric");
         Objects.requireNonNull(workload, "workload");
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /** A run of the design ({@link ExecutionMode#ASYMNVM}). */
+    public MapBenchConfig(StructureKind structure, FabricKind fabric, int keys, long ops, Workload workload,
+                          int threads, int valueBytes, double theta, long seed, int loadBatch, long warmupOps,
+                          long pmBytes, long cacheBytes) {
+        this(structure, fabric, keys, ops, workload, threads, valueBytes, theta, seed, loadBatch, warmupOps, pmBytes,
+                cacheBytes, ExecutionMode.ASYMNVM);
     }
 
     /** Key and value bytes of the data set plus per-record overhead in a node (header, slot). */

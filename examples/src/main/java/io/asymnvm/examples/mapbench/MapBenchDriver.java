@@ -89,6 +89,15 @@ final class MapBenchDriver {
      */
     MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
                       long seed, LongConsumer progress) {
+        return run(target, workload, keyChooser, ops, threads, seed, progress, Long.MAX_VALUE);
+    }
+
+    /**
+     * The same, but no thread starts an operation once {@code maxNanos} have passed since the common start (the
+     * report's time-bounded rows give a large {@code ops}).
+     */
+    MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
+                      long seed, LongConsumer progress, long maxNanos) {
         Objects.requireNonNull(target, "target");
         if (keyChooser.items() != keys.length) {
             throw new IllegalArgumentException("zipfian over " + keyChooser.items() + " items, " + keys.length
@@ -98,10 +107,11 @@ final class MapBenchDriver {
         Thread[] running = new Thread[threads];
         CountDownLatch go = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        long[] deadline = {Long.MAX_VALUE};
         for (int t = 0; t < threads; t++) {
             long share = ops / threads + (t < ops % threads ? 1 : 0);
             workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
-                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress);
+                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress, deadline);
         }
         for (int t = 0; t < threads; t++) {
             Worker w = workers[t];
@@ -116,6 +126,7 @@ final class MapBenchDriver {
             running[t].start();
         }
         long start = System.nanoTime();
+        deadline[0] = maxNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + maxNanos; // published by countDown
         go.countDown();
         Histogram latency = new Histogram(3);
         long reads = 0;
@@ -160,13 +171,14 @@ final class MapBenchDriver {
         private final SplittableRandom random;
         private final CountDownLatch go;
         private final LongConsumer progress;
+        private final long[] deadline;
         long reads;
         long updates;
         long missing;
         long end;
 
         Worker(MapTarget target, double readProportion, ZipfianGenerator keyChooser, long ops,
-               SplittableRandom random, CountDownLatch go, LongConsumer progress) {
+               SplittableRandom random, CountDownLatch go, LongConsumer progress, long[] deadline) {
             this.target = target;
             this.readProportion = readProportion;
             this.keyChooser = keyChooser;
@@ -174,15 +186,21 @@ final class MapBenchDriver {
             this.random = random;
             this.go = go;
             this.progress = progress;
+            this.deadline = deadline;
         }
 
         void run() throws InterruptedException {
             go.await();
-            for (long i = 0; i < ops; i++) {
+            long stopAt = deadline[0];
+            long i = 0;
+            for (; i < ops; i++) {
                 String key = keys[(int) keyChooser.nextScrambled(random)];
                 boolean read = random.nextDouble() < readProportion;
                 String value = read ? null : updateValues[random.nextInt(UPDATE_VALUES)];
                 long t0 = System.nanoTime();
+                if (stopAt != Long.MAX_VALUE && t0 - stopAt > 0) {
+                    break;
+                }
                 if (read) {
                     if (target.read(key) == null) {
                         missing++;
@@ -200,7 +218,7 @@ final class MapBenchDriver {
                     progress.accept(PROGRESS_EVERY);
                 }
             }
-            progress.accept(ops % PROGRESS_EVERY);
+            progress.accept(i % PROGRESS_EVERY);
             end = System.nanoTime();
         }
     }

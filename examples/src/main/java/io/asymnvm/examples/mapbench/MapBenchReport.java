@@ -50,8 +50,10 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
     public String toText() {
         MapBenchConfig c = config;
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "map benchmark: %s over the %s fabric, workload %s, zipfian theta %.2f%n",
-                c.structure().displayName(), c.fabric().cliName(), c.workload().describe(), c.theta()));
+        b.append(String.format(Locale.ROOT, "map benchmark: %s over the %s fabric%s, workload %s, zipfian theta "
+                        + "%.2f%n", c.structure().displayName(), c.fabric().cliName(),
+                c.mode() == io.asymnvm.frontend.ExecutionMode.NAIVE ? " in naive mode" : "", c.workload().describe(),
+                c.theta()));
         b.append(String.format(Locale.ROOT, "  %,d keys of %d-byte values, %,d ops (+%,d warm-up) on %d thread%s, "
                         + "seed %d, PM %d MiB, page cache %d MiB%n", c.keys(), c.valueBytes(), c.ops(),
                 c.warmupOps(), c.threads(), c.threads() == 1 ? "" : "s", c.seed(), c.pmBytes() >> 20,

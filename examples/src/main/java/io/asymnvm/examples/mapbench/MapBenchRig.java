@@ -5,6 +5,7 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.ExecutionMode;
 import io.asymnvm.frontend.FrontendOptions;
 
 import java.nio.file.Path;
@@ -28,12 +29,18 @@ final class MapBenchRig implements AutoCloseable {
     }
 
     static MapBenchRig start(FabricKind fabric, long pmBytes, long cacheBytes) {
+        return start(fabric, ExecutionMode.ASYMNVM, pmBytes, cacheBytes);
+    }
+
+    /** The same with the frontend in {@code mode} (the design, or the naive baseline). */
+    static MapBenchRig start(FabricKind fabric, ExecutionMode mode, long pmBytes, long cacheBytes) {
         Objects.requireNonNull(fabric, "fabric");
+        Objects.requireNonNull(mode, "mode");
         MapBenchRig rig = new MapBenchRig();
         try {
             rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
                     .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());
-            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes)
+            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes).mode(mode)
                     .credentials(rig.node.credentialsFile()).conclude();
             rig.nvm = fabric == FabricKind.TCP ? AsymNvm.connect(HOST, rig.node.port(), 0, options)
                     : AsymNvm.open(rig.node.localFabric(), 0, options);

@@ -36,7 +36,7 @@ public final class MapBenchRun {
         MapBenchPhase structure;
         EngineStats delta;
         EngineStats loadDelta;
-        try (MapBenchRig rig = MapBenchRig.start(c.fabric(), c.pmBytes(), c.cacheBytes())) {
+        try (MapBenchRig rig = MapBenchRig.start(c.fabric(), c.mode(), c.pmBytes(), c.cacheBytes())) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, c.structure(), STRUCTURE_NAME));

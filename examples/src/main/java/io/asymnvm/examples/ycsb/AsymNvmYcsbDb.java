@@ -1,6 +1,7 @@
 package io.asymnvm.examples.ycsb;
 
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.ExecutionMode;
 import io.asymnvm.frontend.FrontendOptions;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
@@ -27,7 +28,8 @@ import java.util.Vector;
  * <p>Properties: {@code asymnvm.fabric} {@code local} (a backend embedded in this JVM on {@code asymnvm.dir}, PM
  * file size {@code asymnvm.size}, default 1 GiB) or {@code tcp} (a running backend at {@code asymnvm.host} and
  * {@code asymnvm.port}, as frontend {@code asymnvm.frontendId}); {@code asymnvm.structure} {@code hash} (default)
- * or {@code btree} (needed for scans, workload E); {@code asymnvm.name} (default {@code usertable}).
+ * or {@code btree} (needed for scans, workload E); {@code asymnvm.name} (default {@code usertable});
+ * {@code asymnvm.mode} {@code asymnvm} (default) or {@code naive} (the baseline mode, {@link ExecutionMode}).
  */
 public class AsymNvmYcsbDb extends DB {
     /** The frontend all threads of this JVM share, with its store proxy. */
@@ -71,6 +73,12 @@ public class AsymNvmYcsbDb extends DB {
 
     private static Shared open(Properties p, boolean btree) throws DBException {
         String fabric = p.getProperty("asymnvm.fabric", "local");
+        ExecutionMode mode;
+        try {
+            mode = ExecutionMode.parse(p.getProperty("asymnvm.mode", "asymnvm"));
+        } catch (IllegalArgumentException e) {
+            throw new DBException("asymnvm.mode: " + e.getMessage(), e);
+        }
         AsymNvm nvm;
         try {
             switch (fabric) {
@@ -81,12 +89,12 @@ public class AsymNvmYcsbDb extends DB {
                     }
                     long size = Long.parseLong(p.getProperty("asymnvm.size", String.valueOf(1L << 30)));
                     nvm = AsymNvm.embedded(Path.of(dir), FrontendOptions.builder().embeddedSizeBytes(size)
-                            .conclude());
+                            .mode(mode).conclude());
                 }
                 case "tcp" -> nvm = AsymNvm.connect(p.getProperty("asymnvm.host", "127.0.0.1"),
                         Integer.parseInt(p.getProperty("asymnvm.port", "7000")),
-                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.defaults()
-                                .withCredentials(p.getProperty("asymnvm.credentials") == null ? null
+                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.builder()
+                                .mode(mode).conclude().withCredentials(p.getProperty("asymnvm.credentials") == null ? null
                                         : Path.of(p.getProperty("asymnvm.credentials"))));
                 default -> throw new DBException("asymnvm.fabric must be local or tcp, not '" + fabric + "'");
             }

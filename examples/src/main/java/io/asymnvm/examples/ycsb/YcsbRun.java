@@ -8,6 +8,7 @@ import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.kv.StructureKind;
 import io.asymnvm.examples.support.ChildJvm;
 import io.asymnvm.examples.support.ScratchDirectory;
+import io.asymnvm.frontend.ExecutionMode;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,10 +38,26 @@ public final class YcsbRun {
     private static final long CHILD_TIMEOUT_MINUTES = 60;
     private static final int LOG_TAIL_LINES = 20;
 
-    /** What to run; {@code dbClass} is the binding (tests substitute a faulty one to prove failures are seen). */
+    /**
+     * What to run; {@code dbClass} is the binding (tests substitute a faulty one to prove failures are seen),
+     * {@code mode} the frontend's (the design or the naive baseline), {@code maxSeconds} YCSB's
+     * {@code maxexecutiontime} of each phase (0: none, the phase runs its operations).
+     */
     public record Config(String workloads, FabricKind fabric, StructureKind structure, long records,
-                         long operations, int threads, int fieldCount, int fieldLength, String dbClass) {
+                         long operations, int threads, int fieldCount, int fieldLength, String dbClass,
+                         ExecutionMode mode, int maxSeconds) {
+        /** The design, no time limit. */
+        public Config(String workloads, FabricKind fabric, StructureKind structure, long records, long operations,
+                      int threads, int fieldCount, int fieldLength, String dbClass) {
+            this(workloads, fabric, structure, records, operations, threads, fieldCount, fieldLength, dbClass,
+                    ExecutionMode.ASYMNVM, 0);
+        }
+
         public Config {
+            java.util.Objects.requireNonNull(mode, "mode");
+            if (maxSeconds < 0) {
+                throw new IllegalArgumentException("YCSB max execution time must not be negative: " + maxSeconds);
+            }
             for (char w : workloads.toCharArray()) {
                 if (WORKLOADS.indexOf(w) < 0) {
                     throw new IllegalArgumentException("unknown YCSB workload '" + w + "'; known: a to f");
@@ -61,11 +78,14 @@ public final class YcsbRun {
     /**
      * One phase: operations done (calls into the binding: reads, updates, inserts, deletes, scans), those that did
      * not return OK (by op and return code in {@code returns}), value
-     * checks that passed and failed, throughput, and the client's exit code.
+     * checks that passed and failed, throughput, and the client's exit code. {@code busyMicros} is the time the
+     * client threads spent inside those calls (per operation kind, count times YCSB's average latency, summed): YCSB's
+     * own throughput divides by a run time that includes opening the binding (an embedded backend starts, a
+     * frontend recovers), {@code operations / busyMicros} does not.
      */
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
-                        Map<String, Long> returns) {
+                        Map<String, Long> returns, double busyMicros) {
         /** Whether YCSB reported any failure: a failed operation, a failed value check, or a bad exit. */
         public boolean clean() {
             return failed == 0 && verifyErrors == 0 && exitCode == 0;
@@ -130,7 +150,7 @@ public final class YcsbRun {
         cmd.add(load ? "-load" : "-t");
         cmd.add("-db");
         cmd.add(config.dbClass());
-        for (Map.Entry<String, String> p : properties(workload, dir, node, export).entrySet()) {
+        for (Map.Entry<String, String> p : properties(workload, load, dir, node, export).entrySet()) {
             cmd.add("-p");
             cmd.add(p.getKey() + "=" + p.getValue());
         }
@@ -160,7 +180,7 @@ public final class YcsbRun {
         return phase;
     }
 
-    private Map<String, String> properties(char workload, Path dir, BackendNode node, Path export)
+    private Map<String, String> properties(char workload, boolean load, Path dir, BackendNode node, Path export)
             throws IOException {
         Properties standard = new Properties();
         try (InputStream in = YcsbRun.class.getResourceAsStream("workload" + workload)) {
@@ -181,6 +201,10 @@ public final class YcsbRun {
         p.put("exportfile", export.toString());
         p.put("asymnvm.fabric", config.fabric().cliName());
         p.put("asymnvm.structure", config.structure().cliName());
+        p.put("asymnvm.mode", config.mode().cliName());
+        if (config.maxSeconds() > 0 && !load) { // the load phase always loads every record
+            p.put("maxexecutiontime", String.valueOf(config.maxSeconds()));
+        }
         if (node != null) {
             p.put("asymnvm.host", "127.0.0.1");
             p.put("asymnvm.port", String.valueOf(node.port()));
@@ -204,6 +228,8 @@ public final class YcsbRun {
         double throughput = 0;
         long runtime = 0;
         Map<String, Long> returns = new LinkedHashMap<>();
+        Map<String, Double> counts = new LinkedHashMap<>();
+        Map<String, Double> averages = new LinkedHashMap<>();
         for (JsonNode row : rows) {
             // the text exporter brackets operation names ([READ]), the JSON exporters do not (READ)
             String metric = row.path("metric").asText().replace("[", "").replace("]", "");
@@ -235,10 +261,17 @@ public final class YcsbRun {
                     && !metric.equals("CLEANUP") && !metric.equals("READ-MODIFY-WRITE")) {
                 // calls into the binding; a read-modify-write is counted as its read and its update
                 operations += (long) value;
+                counts.put(metric, value);
+            } else if (measurement.equals("AverageLatency(us)")) {
+                averages.put(metric, value);
             }
         }
+        double busy = 0;
+        for (Map.Entry<String, Double> c : counts.entrySet()) {
+            busy += c.getValue() * averages.getOrDefault(c.getKey(), 0.0);
+        }
         return new Phase(workload, phase, operations, failed, verified, verifyErrors, throughput, runtime, exit,
-                returns);
+                returns, busy);
     }
 
     private static String tail(Path log) {

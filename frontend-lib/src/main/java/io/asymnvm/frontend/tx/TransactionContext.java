@@ -42,6 +42,8 @@ public final class TransactionContext implements Transaction {
     private final boolean lockless;
     private final long seen;
     private final long seenToken;
+    /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
+    private final NaiveAccess naive;
 
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
         this(engine, callPages, false, 0, 0);
@@ -61,6 +63,7 @@ public final class TransactionContext implements Transaction {
         this.lockless = lockless;
         this.seen = seen;
         this.seenToken = token;
+        this.naive = engine.naive();
     }
 
     /** Whether this attempt runs without the execution lock (a lockless read-only attempt). */
@@ -168,6 +171,9 @@ public final class TransactionContext implements Transaction {
         byte[] p = privatePages.get(pageIndex);
         if (p != null) {
             return p;
+        }
+        if (naive != null) {
+            return naive.read(pageIndex);
         }
         PageCache.Page cached = cache.get(pageIndex);
         if (cached == null) {

@@ -136,6 +136,8 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong slabGrants = new AtomicLong();
     private final LocklessReads readers = new LocklessReads(this, new ReadsView());
+    /** The naive baseline's data path, or null in the design's mode (issue 8 goal 6; see {@link NaiveAccess}). */
+    private final NaiveAccess naive;
     private final SlabReturns slabReturns;
     /** Reads made only by the coherence check mode; kept out of every other count. */
     private final AtomicLong verifyReads = new AtomicLong();
@@ -233,6 +235,9 @@ public final class TransactionEngine implements AutoCloseable {
         this.appliedTxId = r.appliedTxId();
         this.durableTxId = r.appliedTxId();
         this.posted = new Mark(r.appliedTxId(), semStart);
+        this.naive = options.mode() != io.asymnvm.frontend.ExecutionMode.NAIVE ? null
+                : new NaiveAccess(link, pageSize, waitPolicy, fetchRoundTrips, this::shipRedoPerStore,
+                        () -> pollApplied(false), () -> appliedTxId);
         this.agent = new Thread(this::agentLoop, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
         agent.start();
@@ -240,6 +245,35 @@ public final class TransactionEngine implements AutoCloseable {
 
     PageCache cache() {
         return cache;
+    }
+
+    /** The naive baseline's data path, or null (the design's mode). */
+    NaiveAccess naive() {
+        return naive;
+    }
+
+    /**
+     * Naive mode: ships the pending redo batch under the execution lock as {@code stores} synchronous WRITE+FLUSH
+     * round trips, one per store of the transaction (see {@link NaiveAccess}); false if the ring has no room.
+     */
+    private boolean shipRedoPerStore(int stores) {
+        exec.lock();
+        try {
+            if (redo.isEmpty()) {
+                return true;
+            }
+            int length = redo.alignedLength();
+            if (!redoRing.fits(length)) {
+                return false;
+            }
+            long stamp = posted.semEnd(); // already durable: the FLUSHes persist the redo pieces, nothing more
+            redoRing.append((region, offset, data, n) -> naive.postInPieces(region, offset, data, n, stores, stamp),
+                    length, redo::seal, redo.lastTxId());
+            redoBatches.incrementAndGet();
+            return true;
+        } finally {
+            exec.unlock();
+        }
     }
 
     BlockAllocator allocator() {
@@ -308,9 +342,22 @@ public final class TransactionEngine implements AutoCloseable {
      */
     private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
             throws Throwable {
+        if (naive == null) {
+            return attempts(entry, args, recovered);
+        }
+        naive.lock().lock(); // the naive baseline: one call at a time, from its first read to its writes applied
+        try {
+            return attempts(entry, args, recovered);
+        } finally {
+            naive.lock().unlock();
+        }
+    }
+
+    private Object attempts(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
+            throws Throwable {
         boolean ro = entry.spec().readOnly() && recovered == null;
         CallPages callPages = new CallPages();
-        if (recovered == null) {
+        if (recovered == null && naive == null) {
             Object result = readers.tryRun(entry, args, callPages); // a method read-only last time: no lock
             if (result != LocklessReads.LOCKED) {
                 return result;
@@ -397,6 +444,11 @@ public final class TransactionEngine implements AutoCloseable {
             commits.incrementAndGet();
             if (recovered == null) {
                 readers.learn(entry, false);
+            }
+            if (naive != null) {
+                awaitDurable(txId); // the commit point, then the writes reach the heap before the call returns
+                naive.writeThrough(txId, tx.writes().size());
+                return result;
             }
             if (recovered == null && entry.spec().durability() == Durability.SYNC) {
                 try {
