@@ -27,9 +27,12 @@ public final class MirrorNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MirrorNode.class);
 
     private final BackendNode node;
+    /** Null for a mirror shipped to over the local fabric (it cannot ask a remote backend to ship again). */
+    private final BackendConfiguration config;
 
-    private MirrorNode(BackendNode node) {
+    private MirrorNode(BackendNode node, BackendConfiguration config) {
         this.node = node;
+        this.config = config;
     }
 
     /**
@@ -58,7 +61,7 @@ public final class MirrorNode implements AutoCloseable {
                 throw e;
             }
             LOG.info("mirror of {}:{} serving on {}:{}", backendHost, backendPort, config.bindHost(), node.port());
-            return new MirrorNode(node);
+            return new MirrorNode(node, config);
         }
     }
 
@@ -75,7 +78,28 @@ public final class MirrorNode implements AutoCloseable {
             node.close();
             throw e;
         }
-        return new MirrorNode(node);
+        return new MirrorNode(node, null);
+    }
+
+    /**
+     * Asks the backend at {@code backendHost:backendPort} to ship to this mirror again (ADD_MIRROR with shipping):
+     * a backend that dropped this mirror from the cluster (its lease lapsed, e.g. through a ZooKeeper outage) stopped
+     * its shipper, and a mirror that rejoins the configuration needs a new one (image copy, then the redo stream)
+     * before it can be in sync again.
+     *
+     * @throws IllegalStateException for a mirror started with {@link #startLocal}
+     */
+    public void reattach(String backendHost, int backendPort) {
+        if (config == null) {
+            throw new IllegalStateException("a mirror shipped to over the local fabric cannot re-attach to "
+                    + backendHost + ":" + backendPort);
+        }
+        byte[] secret = ReplicationClient.secretOf(config.credentialsFile());
+        try (Fabric backend = new TcpFabric(backendHost, backendPort)) {
+            ReplicationClient.addMirror(backend, secret, true, config.bindHost(), node.port());
+        }
+        LOG.info("mirror on {}:{} asked {}:{} to ship to it again", config.bindHost(), node.port(), backendHost,
+                backendPort);
     }
 
     /** The node (its fabric, port, logs, slab table, superblock). */
