@@ -110,8 +110,13 @@ public final class ClusterConfig {
             throw new AsymNvmException(ErrorCode.REPLICA_BEHIND, "mirror '" + mirrorId + "' is " + m.state()
                     + " in epoch " + epoch + ": only an IN_SYNC mirror can be promoted");
         }
-        List<MirrorInfo> next = new ArrayList<>(mirrors);
-        next.remove(m);
+        // the other mirrors followed the old backend: not promotable until the new one's shipper has them in sync
+        List<MirrorInfo> next = new ArrayList<>();
+        for (MirrorInfo other : mirrors) {
+            if (!other.equals(m)) {
+                next.add(other.inSync() ? new MirrorInfo(other.node(), other.mode(), MirrorState.CATCHING_UP) : other);
+            }
+        }
         return new ClusterConfig(Math.addExact(epoch, 1), imageId, m.node(), next);
     }
 

@@ -47,6 +47,16 @@ class ClusterConfigTest {
     }
 
     @Test
+    void promotionShouldSetTheOtherInSyncMirrorsCatchingUp() {
+        ClusterConfig both = sample().withMirrorState("m2", MirrorState.IN_SYNC);
+        ClusterConfig next = both.promote("m1");
+        // m2 followed the old backend: it is promotable again only once the new backend's shipper has it in sync
+        assertEquals(MirrorState.CATCHING_UP, next.mirror("m2").orElseThrow().state());
+        assertEquals(both.mirror("m2").orElseThrow().node(), next.mirror("m2").orElseThrow().node());
+        assertEquals(both.epoch() + 1, next.epoch());
+    }
+
+    @Test
     void shouldRefuseToPromoteACatchingUpMirror() {
         AsymNvmException e = assertThrows(AsymNvmException.class, () -> sample().promote("m2"));
         assertEquals(ErrorCode.REPLICA_BEHIND, e.errorCode());

@@ -117,7 +117,8 @@ class FailoverCoordinatorTest {
         assertEquals(winner, now.value().backend().id());
         assertEquals(1, now.version(), "the configuration changed once");
         String loser = winner.equals("m1") ? "m2" : "m1";
-        assertTrue(now.value().mirror(loser).orElseThrow().inSync());
+        // the loser followed the old backend: CATCHING_UP until the new backend's shipper has it in sync
+        assertEquals(MirrorState.CATCHING_UP, now.value().mirror(loser).orElseThrow().state());
         assertEquals(0, p3.replays.get(), "a CATCHING_UP mirror never starts a promotion");
         assertEquals(winner, new String(observer.curator().getData().forPath(observer.paths().backendLease()),
                 StandardCharsets.UTF_8), "the promoted mirror holds the backend lease");
@@ -138,6 +139,8 @@ class FailoverCoordinatorTest {
                 r.promotionNanos() / 1e6);
         assertFalse((winner.equals("m1") ? c2 : c1).report().isPresent());
 
+        // the new backend's shipper has the loser in sync: it marks it IN_SYNC (ClusterBackend does this)
+        observer.store().update(c -> c.withMirrorState(loser, MirrorState.IN_SYNC), 4);
         // the new backend dies too: the remaining in-sync mirror takes epoch 3
         won.close();
         ZkFixture.kill(sessions.get(won));

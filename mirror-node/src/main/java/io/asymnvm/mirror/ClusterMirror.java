@@ -51,6 +51,10 @@ public final class ClusterMirror implements AutoCloseable {
     private volatile ClusterBackend backend;
     private volatile ClusterStore.Watch configWatch;
     private volatile boolean closed;
+    private static final int FOLLOW_ATTEMPTS = 100;
+    private static final long FOLLOW_RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+    /** The backend this mirror's node is shipped to from (changes when another mirror is promoted). */
+    private volatile NodeEndpoint following;
 
     private ClusterMirror(ClusterSession session, String selfId, MirrorNode mirror, Lease mirrorLease,
                           BackendGuard.Fence fence, NodeEndpoint endpoint, ReplicationMode mode) {
@@ -90,10 +94,43 @@ public final class ClusterMirror implements AutoCloseable {
                     ClusterConfig c = session.store().read().value();
                     if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
                         session.store().update(x -> x.isBackend(selfId) ? x : join(x, endpoint, mode), CAS_TRIES);
+                        // the backend stopped shipping when it dropped this mirror: ask it for a new shipper
+                        mirror.reattach(c.backend().host(), c.backend().port());
                         LOG.warn("mirror '{}' rejoined the configuration of epoch {} ({})", selfId, c.epoch(), why);
                     }
                 } catch (RuntimeException e) {
                     LOG.warn("mirror '{}' could not rejoin yet ({}): {}", selfId, why, e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("mirror '{}' closed", selfId);
+        }
+    }
+
+    /**
+     * Another mirror was promoted (several mirrors, issue 9): the promotion listed this one {@code CATCHING_UP}, and
+     * this node asks the new backend to ship to it (ADD_MIRROR; its node accepts the newer epoch's peer, image copy,
+     * then redo). The new backend marks it {@code IN_SYNC} once its shipper says so.
+     */
+    private void followLater(ClusterConfig c) {
+        NodeEndpoint next = c.backend();
+        try {
+            rejoins.execute(() -> {
+                if (closed || backend != null || next.equals(following)) {
+                    return;
+                }
+                // the new backend serves a moment after the configuration names it: retry, bounded
+                for (int attempt = 1; attempt <= FOLLOW_ATTEMPTS && !closed; attempt++) {
+                    try {
+                        mirror.reattach(next.host(), next.port());
+                        following = next;
+                        LOG.warn("mirror '{}' follows the new backend {} of epoch {}", selfId, next, c.epoch());
+                        return;
+                    } catch (RuntimeException e) {
+                        LOG.warn("mirror '{}' could not attach to the new backend {} yet (attempt {}): {}", selfId,
+                                next, attempt, e.getMessage());
+                        java.util.concurrent.locks.LockSupport.parkNanos(FOLLOW_RETRY_NANOS);
+                    }
                 }
             });
         } catch (RejectedExecutionException e) {
@@ -144,12 +181,23 @@ public final class ClusterMirror implements AutoCloseable {
         ClusterMirror m = new ClusterMirror(session, selfId, mirror, lease, fence,
                 new NodeEndpoint(selfId, advertiseHost, mirror.port()), mode);
         self[0] = m;
+        m.following = cluster.backend();
         try {
             session.store().update(c -> join(c, m.endpoint, mode), CAS_TRIES);
             m.coordinator = FailoverCoordinator.start(session, selfId, m.new MirrorPromotion());
+            // a session lost while ZooKeeper was away: take the lease back as soon as it is reachable again,
+            // before the old session's znode expires and the backend drops this mirror (ZooKeeper-loss drill)
+            session.curator().getConnectionStateListenable().addListener((client, state) -> {
+                if (state == org.apache.curator.framework.state.ConnectionState.RECONNECTED
+                        && m.mirrorLease.state() == Lease.State.LOST) {
+                    m.rejoinLater("reconnected to ZooKeeper after its session was lost");
+                }
+            });
             m.configWatch = session.store().watch(c -> {
                 if (!c.isBackend(selfId) && c.mirror(selfId).isEmpty()) {
                     m.rejoinLater("the configuration of epoch " + c.epoch() + " does not list it");
+                } else if (!c.isBackend(selfId) && !c.backend().equals(m.following)) {
+                    m.followLater(c);
                 }
             });
         } catch (RuntimeException e) {

@@ -31,9 +31,15 @@ public final class MirrorNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MirrorNode.class);
 
     private final BackendNode node;
+    /** Null for a mirror shipped to over the local fabric (it cannot ask a remote backend to ship again). */
+    private final BackendConfiguration config;
+    /** Whether this mirror asked to be shipped to as ASYNC (it asks the same way when it re-attaches). */
+    private final boolean async;
 
-    private MirrorNode(BackendNode node) {
+    private MirrorNode(BackendNode node, BackendConfiguration config, boolean async) {
         this.node = node;
+        this.config = config;
+        this.async = async;
     }
 
     /**
@@ -69,13 +75,13 @@ public final class MirrorNode implements AutoCloseable {
                 ReplicationClient.addMirror(backend, secret, true, async, config.bindHost(), node.port());
             } catch (RuntimeException e) {
                 if (restart && unreachable(e)) {
-                    return restartedWithoutBackend(node, backendHost, backendPort, e);
+                    return restartedWithoutBackend(node, config, async, backendHost, backendPort, e);
                 }
                 node.close();
                 throw e;
             }
             LOG.info("mirror of {}:{} serving on {}:{}", backendHost, backendPort, config.bindHost(), node.port());
-            return new MirrorNode(node);
+            return new MirrorNode(node, config, async);
         }
     }
 
@@ -90,11 +96,12 @@ public final class MirrorNode implements AutoCloseable {
      * serving what it recovered, in sync if its persisted mark says so (then it can be promoted), else catching up
      * (refusing promotion with {@code REPLICA_BEHIND}). A backend that comes back re-attaches when asked again.
      */
-    private static MirrorNode restartedWithoutBackend(BackendNode node, String host, int port, RuntimeException e) {
+    private static MirrorNode restartedWithoutBackend(BackendNode node, BackendConfiguration config, boolean async,
+                                                      String host, int port, RuntimeException e) {
         LOG.warn("mirror restarted on {} but its backend {}:{} is unreachable ({}); serving the recovered image, {}",
                 node.port(), host, port, e.getMessage(),
                 ReplicationLayout.stateName(node.replication().state()));
-        return new MirrorNode(node);
+        return new MirrorNode(node, config, async);
     }
 
     /**
@@ -115,7 +122,28 @@ public final class MirrorNode implements AutoCloseable {
             node.close();
             throw e;
         }
-        return new MirrorNode(node);
+        return new MirrorNode(node, null, async);
+    }
+
+    /**
+     * Asks the backend at {@code backendHost:backendPort} to ship to this mirror again (ADD_MIRROR with shipping):
+     * a backend that dropped this mirror from the cluster (its lease lapsed, e.g. through a ZooKeeper outage) stopped
+     * its shipper, and a mirror that rejoins the configuration needs a new one (image copy, then the redo stream)
+     * before it can be in sync again.
+     *
+     * @throws IllegalStateException for a mirror started with {@link #startLocal}
+     */
+    public void reattach(String backendHost, int backendPort) {
+        if (config == null) {
+            throw new IllegalStateException("a mirror shipped to over the local fabric cannot re-attach to "
+                    + backendHost + ":" + backendPort);
+        }
+        byte[] secret = ReplicationClient.secretOf(config.credentialsFile());
+        try (Fabric backend = new TcpFabric(backendHost, backendPort)) {
+            ReplicationClient.addMirror(backend, secret, true, async, config.bindHost(), node.port());
+        }
+        LOG.info("mirror on {}:{} asked {}:{} to ship to it again", config.bindHost(), node.port(), backendHost,
+                backendPort);
     }
 
     /** The node (its fabric, port, logs, slab table, superblock). */

@@ -23,7 +23,8 @@ import java.util.List;
         versionProvider = AsymNvmCli.Version.class,
         description = "Transactional persistent data structures on disaggregated persistent memory.",
         subcommands = {DemoCommand.class, BackendMain.class, BenchCommand.class, KvCommand.class, CredentialsCommand.class, YcsbCommand.class, DrillCommand.class, InspectTool.class, StatusCommand.class,
-                DrillWorkerCommand.class, DrillBackendCommand.class, DrillNodeCommand.class, CommandLine.HelpCommand.class,
+                DrillWorkerCommand.class, DrillBackendCommand.class, DrillNodeCommand.class, DrillZooKeeperCommand.class,
+                CommandLine.HelpCommand.class,
                 MirrorCommand.class, MirrorCommand.Promote.class, ClusterCommand.class},
         footer = {"", "Logging goes to standard error; ASYMNVM_JAVA_OPTS=-Dorg.slf4j.simpleLogger.defaultLogLevel=info "
                 + "shows INFO logs of every command."})

@@ -1,9 +1,12 @@
 package io.asymnvm.examples.cli;
 
+import io.asymnvm.core.fabric.WaitPolicy;
+import io.asymnvm.examples.commit.BusyLoopbackProbe;
 import io.asymnvm.examples.commit.CommitLatencyRun;
 import io.asymnvm.examples.commit.CommitReport;
 import io.asymnvm.examples.commit.CommitRig;
 import io.asymnvm.examples.commit.FabricKind;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -42,7 +45,8 @@ public final class CommitBenchCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON object with commit_p50_us, commit_p99_us, rtt_p50_us, "
             + "ratio, round_trips_per_commit, commits; with --mirrors 1 also mirrors, unreplicated_p50_us, "
-            + "replication_ratio, backend_flushes_per_commit, mirror_flushes_per_commit.")
+            + "replication_ratio, backend_flushes_per_commit, mirror_flushes_per_commit; unless --no-busy-probe, "
+            + "loopback_busy_rtt_us and ratio_busy_rtt.")
     boolean json;
 
     @Option(names = "--mirrors", defaultValue = "0",
@@ -51,14 +55,46 @@ public final class CommitBenchCommand implements Callable<Integer> {
                     + "same run (replication_ratio = replicated p50 / unreplicated p50). Default: ${DEFAULT-VALUE}.")
     int mirrors;
 
+    // ---- waiting policy and the busy-polled loopback probe (issue 8, goal 5) ----
+    @Option(names = "--wait-policy", defaultValue = "adaptive", converter = WaitPolicyConverter.class,
+            description = "How each committing thread (and the raw round trip) waits for its FLUSH: spin "
+                    + "(busy-poll), adaptive (learns spin-then-park or park) or park. Default: ${DEFAULT-VALUE}.")
+    WaitPolicy.Kind waitPolicy;
+
+    @Option(names = "--spin", description = "Same as --wait-policy spin.")
+    boolean spin;
+
+    @Option(names = "--no-busy-probe", negatable = false, description = "Do not interleave the busy-polled "
+            + "loopback round trip (64 B, both ends polling non-blocking sockets: loopback_busy_rtt_us and "
+            + "ratio_busy_rtt = commit p50 / it). It spins two threads during its blocks.")
+    boolean noBusyProbe;
+
+    /** spin, adaptive or park, case-insensitive; an unknown name is refused naming the choices. */
+    static final class WaitPolicyConverter implements CommandLine.ITypeConverter<WaitPolicy.Kind> {
+        @Override
+        public WaitPolicy.Kind convert(String value) {
+            try {
+                return WaitPolicy.Kind.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     @Override
     public Integer call() {
         requireRange("--seconds", seconds, 1, MAX_SECONDS);
         requireRange("--warmup-seconds", warmupSeconds, 0, MAX_SECONDS);
         requireRange("--mirrors", mirrors, 0, CommitRig.MAX_MIRRORS);
+        if (spin && waitPolicy != WaitPolicy.Kind.ADAPTIVE && waitPolicy != WaitPolicy.Kind.SPIN) {
+            throw new ParameterException(spec.commandLine(), "--spin contradicts --wait-policy "
+                    + waitPolicy.cliName());
+        }
+        WaitPolicy.Kind policy = spin ? WaitPolicy.Kind.SPIN : waitPolicy;
         CommitReport report;
-        try (CommitRig rig = CommitRig.start(fabric, mirrors)) {
-            report = new CommitLatencyRun(rig).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
+        try (CommitRig rig = CommitRig.start(fabric, mirrors, policy);
+             BusyLoopbackProbe busy = noBusyProbe ? null : BusyLoopbackProbe.open()) {
+            report = new CommitLatencyRun(rig, busy).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
                     TimeUnit.SECONDS.toNanos(seconds));
         }
         PrintWriter out = spec.commandLine().getOut();

@@ -35,7 +35,8 @@ public final class DrillCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--kill", required = true, converter = TargetConverter.class,
-            description = "Process to kill: frontend, backend, or mirror (a SYNC mirror of a cluster on ZooKeeper).")
+            description = "Process to kill: frontend, backend, mirror (a SYNC mirror of a cluster on ZooKeeper), or "
+                    + "zookeeper (the cluster's ZooKeeper; every second iteration the backend too).")
     Drill.Target target;
 
     @Option(names = "--iterations", defaultValue = "20", description = "Kills (1.." + MAX_ITERATIONS
@@ -76,12 +77,13 @@ public final class DrillCommand implements Callable<Integer> {
             + "(ZooKeeper session timeout), 100..60000 ms. Default: ${DEFAULT-VALUE}.")
     int leaseMillis;
 
-    @Option(names = "--mirrors", defaultValue = "1", description = "SYNC mirrors with --permanent (1 for now). "
-            + "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--mirrors", defaultValue = "1", description = "SYNC mirrors: 1 with --permanent and --kill "
+            + "mirror, 1.." + Drill.MAX_MIRRORS + " with --kill zookeeper. Default: ${DEFAULT-VALUE}.")
     int mirrors;
 
     @Option(names = "--json", description = "Print one JSON object: iterations, acknowledged, lost, partial, "
-            + "violations, recovery_ms_p50, recovery_ms_max (and details).")
+            + "violations (with --kill zookeeper: commits_while_zk_down, promotions_without_quorum), recovery_ms_p50, "
+            + "recovery_ms_max (and details).")
     boolean json;
 
     @Override
@@ -101,9 +103,14 @@ public final class DrillCommand implements Callable<Integer> {
             requireRange("--mirrors", mirrors, 1, 1);
             requireRange("--lease-ms", leaseMillis, 100, 60_000);
         }
+        if (target == Drill.Target.ZOOKEEPER) { // ZooKeeper loss (issue 9 item 7)
+            requireRange("--mirrors", mirrors, 1, Drill.MAX_MIRRORS);
+            requireRange("--lease-ms", leaseMillis, 200, 60_000);
+        }
         long s = seed != null ? seed : new Random().nextLong();
         Drill.Settings settings = new Drill.Settings(target, iterations, s, accounts, 1000, maxAcks,
-                iterationTimeout, "256m", keep, permanent, leaseMillis);
+                iterationTimeout, "256m", keep, permanent, leaseMillis,
+                target == Drill.Target.ZOOKEEPER ? mirrors : 1);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!json) {
@@ -149,7 +156,7 @@ public final class DrillCommand implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("'" + value + "' is not a process to kill "
-                    + "(expected frontend, backend or mirror)");
+                    + "(expected frontend, backend, mirror or zookeeper)");
         }
     }
 }

@@ -9,11 +9,12 @@ import java.util.Locale;
  * What one commit-latency run measured: commit and raw round-trip latencies (nanoseconds, HdrHistogram), the
  * number of measured commits, the round trips the engine waited per commit, and what the frontend did off the
  * commit path meanwhile (redo batches shipped, background round trips of its agent thread). With a SYNC mirror,
- * {@code replication} is non-null and the commits are the replicated frontend's.
+ * {@code replication} is non-null and the commits are the replicated frontend's. With the busy-polled loopback probe,
+ * {@code busyRttNanos} is non-null (see {@link BusyLoopbackProbe}).
  */
 public record CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos,
                            long commits, double roundTripsPerCommit, long backgroundRoundTrips,
-                           long redoBatches, Replication replication) {
+                           long redoBatches, Replication replication, Histogram busyRttNanos) {
 
     /**
      * The same run's unreplicated commits (another frontend on the same backend, in alternating blocks) and the
@@ -26,7 +27,26 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
     public CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos, long commits,
                         double roundTripsPerCommit, long backgroundRoundTrips, long redoBatches) {
         this(fabric, seconds, commitNanos, rttNanos, commits, roundTripsPerCommit, backgroundRoundTrips,
-                redoBatches, null);
+                redoBatches, null, null);
+    }
+
+    /** Without the busy-polled loopback round trip. */
+    public CommitReport(FabricKind fabric, double seconds, Histogram commitNanos, Histogram rttNanos, long commits,
+                        double roundTripsPerCommit, long backgroundRoundTrips, long redoBatches,
+                        Replication replication) {
+        this(fabric, seconds, commitNanos, rttNanos, commits, roundTripsPerCommit, backgroundRoundTrips,
+                redoBatches, replication, null);
+    }
+
+    /** Busy-polled loopback round trip p50 (see {@link BusyLoopbackProbe}); NaN when not measured. */
+    public double busyRttP50Micros() {
+        return busyRttNanos == null || busyRttNanos.getTotalCount() == 0 ? Double.NaN : micros(busyRttNanos, 50);
+    }
+
+    /** Commit p50 over the busy-polled loopback round trip p50 (issue 8 goal 5, with SPIN waiting: at most 1.2). */
+    public double ratioBusyRtt() {
+        double rtt = busyRttP50Micros();
+        return rtt == 0 || Double.isNaN(rtt) ? Double.NaN : commitP50Micros() / rtt;
     }
 
     /** Unreplicated commit p50 of the same run (with a mirror only). */
@@ -66,7 +86,7 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
         return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
     }
 
-    /** One JSON object, keys in a fixed order, every value a number. */
+    /** One JSON object, keys in a fixed order, every value a number; the busy-loopback keys only when measured. */
     public String toJson() {
         var o = Json.object()
                 .put("commit_p50_us", Json.decimal(commitP50Micros(), 3))
@@ -82,6 +102,10 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
                     .put("backend_flushes_per_commit", Json.decimal(replication.backendFlushesPerCommit(), 4))
                     .put("mirror_flushes_per_commit", Json.decimal(replication.mirrorFlushesPerCommit(), 4));
         }
+        if (!Double.isNaN(busyRttP50Micros())) {
+            o.put("loopback_busy_rtt_us", Json.decimal(busyRttP50Micros(), 3))
+                    .put("ratio_busy_rtt", Json.decimal(ratioBusyRtt(), 4));
+        }
         return Json.write(o);
     }
 
@@ -95,6 +119,10 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
         b.append(String.format(Locale.ROOT, "  raw WRITE+FLUSH (64 B)   p50 %9.1f us   p99 %9.1f us   %,d samples%n",
                 rttP50Micros(), rttP99Micros(), rttNanos.getTotalCount()));
         b.append(String.format(Locale.ROOT, "  ratio commit p50 / rtt p50      %.2f%n", ratio()));
+        if (!Double.isNaN(busyRttP50Micros())) {
+            b.append(String.format(Locale.ROOT, "  busy-polled loopback (64 B) p50 %9.1f us   %,d samples; commit p50 / it "
+                    + "%.2f%n", busyRttP50Micros(), busyRttNanos.getTotalCount(), ratioBusyRtt()));
+        }
         b.append(String.format(Locale.ROOT, "  round trips waited per commit   %.4f%n", roundTripsPerCommit));
         if (replication != null) {
             b.append(String.format(Locale.ROOT,

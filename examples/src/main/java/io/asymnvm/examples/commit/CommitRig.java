@@ -3,6 +3,7 @@ package io.asymnvm.examples.commit;
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.core.fabric.FabricConnection;
+import io.asymnvm.core.fabric.WaitPolicy;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.core.auth.AttachProof;
 import io.asymnvm.core.auth.FrontendCredentials;
@@ -79,9 +80,16 @@ public final class CommitRig implements AutoCloseable {
     private AsymNvm replicatedNvm;
     private Register replicatedRegister;
 
-    private CommitRig(FabricKind kind, int mirrors) {
+    // ---- waiting policy (issue 8, goal 5) ----
+    private final WaitPolicy.Kind waitPolicy;
+    /** The raw round trip waits as the frontends do, so the ratio compares like with like. */
+    private final WaitPolicy probeWait;
+
+    private CommitRig(FabricKind kind, int mirrors, WaitPolicy.Kind waitPolicy) {
         this.kind = kind;
         this.mirrors = mirrors;
+        this.waitPolicy = Objects.requireNonNull(waitPolicy, "waitPolicy");
+        this.probeWait = WaitPolicy.of(waitPolicy);
         this.directory = ScratchDirectory.create("asymnvm-bench-");
     }
 
@@ -95,11 +103,19 @@ public final class CommitRig implements AutoCloseable {
      * value is checked before anything is created.
      */
     public static CommitRig start(FabricKind kind, int mirrors) {
+        return start(kind, mirrors, WaitPolicy.Kind.ADAPTIVE);
+    }
+
+    /**
+     * As {@link #start(FabricKind, int)}, every frontend (and the raw round trip) waiting for its FLUSHes as
+     * {@code waitPolicy} says.
+     */
+    public static CommitRig start(FabricKind kind, int mirrors, WaitPolicy.Kind waitPolicy) {
         if (mirrors < 0 || mirrors > MAX_MIRRORS) {
             throw new IllegalArgumentException("mirrors " + mirrors + " is outside [0, " + MAX_MIRRORS
                     + "]: the commit bench runs without a mirror or with one SYNC mirror");
         }
-        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"), mirrors);
+        CommitRig rig = new CommitRig(Objects.requireNonNull(kind, "kind"), mirrors, waitPolicy);
         try {
             rig.open();
             if (mirrors > 0) {
@@ -120,7 +136,7 @@ public final class CommitRig implements AutoCloseable {
         node = BackendNode.start(BackendConfiguration.builder(directory.resolve("backend.pm"))
                 .port(kind == FabricKind.TCP ? 0 : -1).conclude());
         FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
-                .credentials(node.credentialsFile()).conclude();
+                .credentials(node.credentialsFile()).waitPolicy(waitPolicy).conclude();
         if (kind == FabricKind.TCP) {
             nvm = AsymNvm.connect(HOST, node.port(), FRONTEND_ID, options);
             probeFabric = new TcpFabric(HOST, node.port());
@@ -158,7 +174,7 @@ public final class CommitRig implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
         FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
-                .credentials(node.credentialsFile()).conclude();
+                .credentials(node.credentialsFile()).waitPolicy(waitPolicy).conclude();
         replicatedBackend = new CountingFabric(kind == FabricKind.TCP ? new TcpFabric(HOST, node.port())
                 : node.localFabric());
         replicatedMirror = new CountingFabric(kind == FabricKind.TCP ? new TcpFabric(HOST, mirror.port())
@@ -170,6 +186,11 @@ public final class CommitRig implements AutoCloseable {
 
     public FabricKind kind() {
         return kind;
+    }
+
+    /** How the frontends and the raw round trip wait. */
+    public WaitPolicy.Kind waitPolicy() {
+        return waitPolicy;
     }
 
     /** SYNC mirrors of the replicated frontend (0 or 1). */
@@ -205,7 +226,12 @@ public final class CommitRig implements AutoCloseable {
     /** The raw persisted-write round trip: WRITE 64 bytes, FLUSH, await the FLUSH. */
     public void rawRoundTrip() {
         probe.write(RegionIds.semantic(PROBE_FRONTEND_ID), 0, probeBytes, 0, PROBE_WRITE_LENGTH);
-        probe.flush(0, false).await();
+        probe.flush(0, false).await(probeWait);
+    }
+
+    /** Times the raw round trip's waiter parked its thread: 0 with {@link WaitPolicy.Kind#SPIN}. */
+    public long probeParks() {
+        return probe.counters().parks();
     }
 
     public EngineStats stats() {

@@ -50,7 +50,9 @@ public final class Drill {
     public enum Target {
         FRONTEND, BACKEND,
         /** A SYNC mirror of a cluster on ZooKeeper (always permanent: a fresh mirror replaces it). */
-        MIRROR;
+        MIRROR,
+        /** The cluster's ZooKeeper (a child JVM, restarted on its data directory); see {@link #zookeeperLosses}. */
+        ZOOKEEPER;
 
         public String cliName() {
             return name().toLowerCase(Locale.ROOT);
@@ -67,15 +69,30 @@ public final class Drill {
      * @param permanent         backend kills only: the backend is lost for good (its PM file deleted) and its
      *                          mirror is promoted through ZooKeeper ({@link #backendLosses})
      * @param leaseMillis       with {@code permanent}: every node's lease (ZooKeeper session timeout)
+     * @param mirrors           SYNC mirrors of a ZooKeeper drill ({@code --kill zookeeper}); the other cluster drills
+     *                          run one
      */
     public record Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
                            long iterationSeconds, String pmSize, boolean keep, boolean permanent,
-                           int leaseMillis) {
+                           int leaseMillis, int mirrors) {
         public Settings {
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(pmSize, "pmSize");
+            if (mirrors < 1 || mirrors > MAX_MIRRORS) {
+                throw new IllegalArgumentException("mirrors " + mirrors + " is outside [1, " + MAX_MIRRORS + "]");
+            }
+        }
+
+        /** One mirror. */
+        public Settings(Target target, int iterations, long seed, int accounts, long initialBalance, int maxAcks,
+                        long iterationSeconds, String pmSize, boolean keep, boolean permanent, int leaseMillis) {
+            this(target, iterations, seed, accounts, initialBalance, maxAcks, iterationSeconds, pmSize, keep,
+                    permanent, leaseMillis, 1);
         }
     }
+
+    /** Most SYNC mirrors a ZooKeeper drill runs. */
+    public static final int MAX_MIRRORS = 2;
 
     static final int FRONTEND_ID = 0;
     static final String HOST = "127.0.0.1";
@@ -130,6 +147,8 @@ public final class Drill {
                 d.frontendKills(onIteration);
             } else if (settings.target() == Target.MIRROR) {
                 d.mirrorLosses(onIteration);
+            } else if (settings.target() == Target.ZOOKEEPER) {
+                d.zookeeperLosses(onIteration);
             } else if (settings.permanent()) {
                 d.backendLosses(onIteration);
             } else {
@@ -377,6 +396,189 @@ public final class Drill {
         deadline = deadline();
         worker.stop(deadline);
         verifyOnly("the clean close after the last iteration");
+    }
+
+    // ---- ZooKeeper loss (issue 9 item 7: --kill zookeeper) ----
+
+    /**
+     * How long ZooKeeper stays down, in leases: longer than a lease, so that every node's Curator gives its session
+     * up (LOST) while nothing can be decided, and the backend's session is past its timeout when ZooKeeper returns.
+     */
+    static final double ZK_DOWN_LEASES = 1.5;
+    /**
+     * After ZooKeeper returns without a backend kill, the configuration must not change for this many leases: the
+     * mirrors' reconnect grace ({@code FailoverCoordinator.RECONNECT_GRACE_LEASES} = 2) plus one lease.
+     */
+    static final int ZK_BACK_QUIET_LEASES = 3;
+    private static final long ROLE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** [from, to) wall-clock millis during which ZooKeeper was down (to = Long.MAX_VALUE while it is). */
+    private final List<long[]> zkDownWindows = new ArrayList<>();
+    private CliProcess zookeeper;
+    private int zookeeperPort;
+    private List<Node> mirrorsOfLastBackend = List.of();
+
+    private void startZooKeeper(long deadline) {
+        zookeeper = CliProcess.start("zookeeper", List.of("drill-zookeeper", "--dir",
+                dir.resolve("zookeeper").toString(), "--port", Integer.toString(zookeeperPort)), backendLog,
+                transcript("zookeeper"));
+        children.add(zookeeper);
+        awaitListening(zookeeper, deadline);
+    }
+
+    /**
+     * ZooKeeper loss: ZooKeeper runs in a child JVM on a fixed data directory and port, with a backend, {@code
+     * mirrors} SYNC mirrors and the worker (a frontend from {@code connectCluster}). Each iteration lets the worker
+     * acknowledge 1 to {@code maxAcks} transfers, then SIGKILLs ZooKeeper for {@value #ZK_DOWN_LEASES} leases. The
+     * backend keeps serving its epoch, so the worker must acknowledge more transfers while ZooKeeper is down
+     * ({@code commits_while_zk_down} counts every ACK read in such a window); then, in odd iterations, the backend
+     * is SIGKILLed too (its image deleted) while ZooKeeper is still down.
+     * During the outage every mirror is asked for its role over its own control port every
+     * {@value #ROLE_POLL_NANOS} ns: one that reports itself backend is a promotion without a quorum (a violation,
+     * counted in {@code promotions_without_quorum}). Then ZooKeeper restarts on the same directory and port. Without a
+     * backend kill (even iterations) the configuration must keep its epoch and backend for {@value #ZK_BACK_QUIET_LEASES}
+     * leases (the backend reclaims its lease; no mirror takes it) and the worker must go on; with one, exactly one
+     * in-sync mirror must be promoted (epoch + 1, the configuration changed after ZooKeeper was back), the worker
+     * resumes on it, the other mirrors must become IN_SYNC under the new backend, and fresh mirrors restore the count
+     * (not after the last iteration: the final verify-only worker follows). {@code failover_ms} counts from the
+     * backend's SIGKILL. Each iteration ends with the worker stopped cleanly, the backend's shippers
+     * caught up, and a new worker (which posts to every mirror) whose balances are verified against the oracle.
+     */
+    private void zookeeperLosses(Runnable onIteration) {
+        zookeeperPort = freePort();
+        long deadline = deadline();
+        startZooKeeper(deadline);
+        cluster = DrillCluster.connect("127.0.0.1:" + zookeeperPort, settings.leaseMillis());
+        Node primary = spawnNode("backend", deadline);
+        backend = primary.proc();
+        List<Node> mirrors = new ArrayList<>();
+        while (mirrors.size() < settings.mirrors()) {
+            Node m = spawnNode("mirror", deadline);
+            awaitInSync(m, deadline);
+            mirrors.add(m);
+        }
+        mirrorsOfLastBackend = mirrors;
+        Worker worker = new Worker(false, "the first start");
+        worker.awaitStartup(deadline);
+        long downMillis = (long) (ZK_DOWN_LEASES * settings.leaseMillis());
+        for (int i = 1; i <= settings.iterations(); i++) {
+            deadline = deadline();
+            boolean killBackend = i % 2 == 1;
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtKill = worker.acks;
+            io.asymnvm.cluster.ClusterConfig before = cluster.current();
+            long versionBefore = cluster.version();
+            long[] window = {System.currentTimeMillis(), Long.MAX_VALUE};
+            zkDownWindows.add(window);
+            zookeeper.kill();
+            String when = String.format(Locale.ROOT, "iteration %d (ZooKeeper pid %d SIGKILLed%s)", i,
+                    zookeeper.pid(), killBackend ? ", then backend " + primary.id() + " pid " + primary.proc().pid()
+                            + " SIGKILLed and its PM file deleted" : "");
+            // the backend keeps serving its epoch: commits go on without ZooKeeper
+            awaitAckAfter(worker, acksAtKill, window[0], deadline);
+            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            long acksAtBackendKill = worker.acks;
+            long backendKilledMillis = System.currentTimeMillis();
+            if (killBackend) {
+                primary.proc().kill();
+                deleteImage(primary.pm());
+            }
+            long upAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(downMillis);
+            do { // the mirrors must stay mirrors however long ZooKeeper is away
+                for (Node m : mirrors) {
+                    String role = DrillCluster.roleOf(new io.asymnvm.cluster.NodeEndpoint(m.id(), HOST, m.port()));
+                    if (role != null && !role.startsWith("mirror ")) {
+                        report.promotionsWithoutQuorum++;
+                        report.violation("mirror " + m.id() + " reports '" + role + "' while ZooKeeper is down, in "
+                                + when);
+                    }
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(ROLE_POLL_NANOS); // an observation window
+            } while (System.nanoTime() - upAt < 0);
+            startZooKeeper(deadline);
+            window[1] = System.currentTimeMillis();
+            cluster.awaitReachable(deadline);
+            if (killBackend) {
+                List<String> ids = mirrors.stream().map(Node::id).toList();
+                io.asymnvm.cluster.ClusterConfig after = cluster.await(c -> c.epoch() > before.epoch(),
+                        "a mirror promoted above epoch " + before.epoch(), deadline);
+                long changed = cluster.configChangedMillis();
+                if (changed < window[1]) {
+                    report.promotionsWithoutQuorum++;
+                    report.violation("the configuration changed at " + changed + " ms, before ZooKeeper was back at "
+                            + window[1] + " ms, in " + when);
+                }
+                if (after.epoch() != before.epoch() + 1 || !ids.contains(after.backend().id())) {
+                    report.violation("expected exactly one promotion of one of " + ids + " to epoch "
+                            + (before.epoch() + 1) + " after " + when + "; the configuration is " + after);
+                    throw new DrillFailure("promotion after " + when + " went wrong: " + after);
+                }
+                report.promotions++;
+                awaitAckAfter(worker, acksAtBackendKill, changed, deadline);
+                report.failover(backendKilledMillis, changed, worker.lastAckMillis);
+                String promotedId = after.backend().id();
+                Node promoted = mirrors.stream().filter(m -> m.id().equals(promotedId)).findFirst().orElseThrow();
+                mirrors.remove(promoted);
+                primary = promoted;
+                backend = primary.proc();
+                pm = primary.pm();
+                inspect(when + ", on the promoted mirror's image");
+                awaitMirrorsOf(primary, mirrors, deadline);
+                while (i < settings.iterations() && mirrors.size() < settings.mirrors()) { // the last: verified below
+                    Node m = spawnNode("mirror", deadline);
+                    awaitInSync(m, deadline);
+                    mirrors.add(m);
+                }
+            } else {
+                long quietUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ZK_BACK_QUIET_LEASES
+                        * (long) settings.leaseMillis());
+                worker.awaitAcks(worker.acks + 1, deadline); // commits go on after ZooKeeper is back too
+                while (System.nanoTime() - quietUntil < 0) { // an observation window: nothing may happen
+                    requireEpoch(primary, before.epoch(), when);
+                    java.util.concurrent.locks.LockSupport.parkNanos(ROLE_POLL_NANOS);
+                }
+                requireEpoch(primary, before.epoch(), when);
+                for (Node m : mirrors) { // a mirror whose session expired meanwhile rejoined: in sync again
+                    awaitInSync(m, deadline);
+                }
+            }
+            requireBackend(primary);
+            // A worker posts only to the mirrors it connected with: after a promotion, or when a mirror was dropped
+            // and rejoined (its session expired during the outage), it reconnects to include them; its balances are
+            // verified then. After the last iteration the verify-only worker below does that.
+            if (i < settings.iterations() && (killBackend || cluster.version() != versionBefore)) {
+                worker.stop(deadline);
+                cluster.awaitNoLag(cluster.current().backend(), deadline);
+                worker = new Worker(false, when);
+                worker.awaitStartup(deadline);
+            }
+            report.iterations++;
+            onIteration.run();
+        }
+        deadline = deadline();
+        worker.stop(deadline);
+        if (!mirrorsOfLastBackend.isEmpty()) {
+            cluster.awaitNoLag(cluster.current().backend(), deadline);
+        }
+        verifyOnly("the clean close after the last iteration");
+    }
+
+    private void requireEpoch(Node expected, long epoch, String when) {
+        io.asymnvm.cluster.ClusterConfig c = cluster.awaitReachable(deadline());
+        if (c.epoch() != epoch || !c.isBackend(expected.id())) {
+            report.violation("after " + when + " without a backend kill, the configuration moved from epoch " + epoch
+                    + " with backend " + expected.id() + " to " + c);
+            throw new DrillFailure("failover without a backend failure after " + when);
+        }
+    }
+
+    /**
+     * After a promotion, the other mirrors of the old backend must serve the new one: each must be listed IN_SYNC
+     * in the new configuration (re-attached, or re-added and re-copied).
+     */
+    private void awaitMirrorsOf(Node promoted, List<Node> others, long deadline) {
+        for (Node m : others) {
+            awaitInSync(m, deadline);
+        }
     }
 
     private void awaitInSync(Node mirror, long deadline) {
@@ -670,6 +872,9 @@ public final class Drill {
                     report.acknowledged++;
                     acks++;
                     lastAckMillis = l.readMillis();
+                    if (zkDownWindows.stream().anyMatch(w -> w[0] <= l.readMillis() && l.readMillis() < w[1])) {
+                        report.commitsWhileZkDown++;
+                    }
                 }
                 case WorkerProtocol.ABORT -> {
                     Transfer t = answered(f, l);

@@ -40,6 +40,55 @@ final class DrillCluster implements AutoCloseable {
         this.watch = session.store().watch(changes::add);
     }
 
+    // ---- ZooKeeper in a child process (drill --kill zookeeper) ----
+
+    /** Connects to a ZooKeeper this JVM does not run (the drill's {@code drill-zookeeper} child). */
+    static DrillCluster connect(String connectString, int leaseMillis) {
+        return new DrillCluster(null, ClusterSession.connect(ClusterOptions.of(connectString)
+                .withClusterName(NAME).withLeaseMillis(leaseMillis)));
+    }
+
+    /**
+     * After ZooKeeper came back: waits until this session reads the configuration again (Curator reconnects by
+     * itself; reads fail until then).
+     */
+    ClusterConfig awaitReachable(long deadlineNanos) {
+        while (true) {
+            try {
+                return current();
+            } catch (RuntimeException e) {
+                if (System.nanoTime() - deadlineNanos > 0) {
+                    throw new DrillFailure("ZooKeeper at " + connectString() + " not readable again before the "
+                            + "deadline: " + e.getMessage());
+                }
+                LockSupport.parkNanos(LAG_POLL_NANOS); // Curator's reconnection has no listener we hold: polled
+            }
+        }
+    }
+
+    /**
+     * A node's role and epoch as it reports them itself (its {@code STATUS} control call, no ZooKeeper involved):
+     * {@code "mirror 3"} or {@code "backend 4"}; null if it does not answer.
+     */
+    static String roleOf(NodeEndpoint node) {
+        try {
+            JsonNode status = status(node);
+            return status.path("role").asText() + " " + status.path("epoch").asLong();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static JsonNode status(NodeEndpoint node) {
+        try (TcpFabric fabric = new TcpFabric(node.host(), node.port()); FabricConnection c = fabric.connect()) {
+            byte[] reply = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_STATUS, -1, 0)).await()
+                    .bytes();
+            return new ObjectMapper().readTree(new String(reply, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static DrillCluster start(Path dir, int leaseMillis) {
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir);
         try {
@@ -52,11 +101,16 @@ final class DrillCluster implements AutoCloseable {
     }
 
     String connectString() {
-        return zk.connectString();
+        return session.options().connectString();
     }
 
     ClusterConfig current() {
         return session.store().read().value();
+    }
+
+    /** The configuration znode's version (every change of the record increments it). */
+    long version() {
+        return session.store().read().version();
     }
 
     /** When the configuration last changed: its znode's mtime (wall clock of ZooKeeper, here this JVM). */
@@ -133,6 +187,8 @@ final class DrillCluster implements AutoCloseable {
             // closing anyway
         }
         session.close();
-        zk.close();
+        if (zk != null) {
+            zk.close();
+        }
     }
 }

@@ -44,6 +44,13 @@ public final class DrillReport {
     long lost;
     long partial;
     long recoveredTransactions;
+    // ---- ZooKeeper loss (--kill zookeeper) ----
+    /** Acknowledgements read while ZooKeeper was down (the backend kept serving its epoch). */
+    long commitsWhileZkDown;
+    /** A mirror that served as backend while ZooKeeper was down, or a configuration changed before it was back. */
+    long promotionsWithoutQuorum;
+    /** Promotions after ZooKeeper came back (one per backend kill). */
+    long promotions;
     final List<String> violations = new ArrayList<>();
     /** The scratch directory when it was kept, else null. */
     String keptDirectory;
@@ -145,6 +152,11 @@ public final class DrillReport {
                 .put("lost", lost)
                 .put("partial", partial)
                 .put("violations", violations.size());
+        if (target == Drill.Target.ZOOKEEPER) {
+            o.put("commits_while_zk_down", commitsWhileZkDown)
+                    .put("promotions_without_quorum", promotionsWithoutQuorum)
+                    .put("promotions", promotions);
+        }
         if (!failoverMillis.isEmpty()) {
             // backend: SIGKILL to the first commit on the promoted mirror, split at the configuration's change
             // (detection + promotion's compare-and-set) and the rest (serving step + the frontend's resume);
@@ -192,6 +204,11 @@ public final class DrillReport {
                     + "later (p50)%n", target == Drill.Target.MIRROR ? "without the mirror" : "on the promoted mirror",
                     failoverMillisP50(), failoverMillisMax(), p50(reconfiguredMillis),
                     p50(resumeMillis)));
+        }
+        if (target == Drill.Target.ZOOKEEPER) {
+            b.append(String.format(Locale.ROOT, "  ZooKeeper down: %,d commits acknowledged meanwhile; %d promotions "
+                    + "without a quorum; %d promotions after it was back%n", commitsWhileZkDown,
+                    promotionsWithoutQuorum, promotions));
         }
         b.append(String.format(Locale.ROOT, "  violations: %d%n", violations.size()));
         violations.stream().limit(maxListed).forEach(v -> b.append("    ").append(v.replace("\n", "\n    "))

@@ -28,7 +28,7 @@ class AsymNvmCliTest {
     private static final Pattern FLAT_NUMERIC_OBJECT = Pattern.compile(
             "\\{\\s*(?:" + MEMBER.pattern() + "\\s*(?:,\\s*" + MEMBER.pattern() + "\\s*)*)?}");
     private static final List<String> BENCH_KEYS = List.of("commit_p50_us", "commit_p99_us", "rtt_p50_us", "ratio",
-            "round_trips_per_commit", "commits");
+            "round_trips_per_commit", "commits", "loopback_busy_rtt_us", "ratio_busy_rtt");
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;

@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code asymnvm cluster} in a child JVM: embedded ZooKeeper, backend and one mirror; {@code LISTENING} once the
- * mirror is IN_SYNC, which {@code status --zk} then shows; closing its standard input stops it cleanly.
+ * {@code asymnvm cluster} in a child JVM: embedded ZooKeeper, backend and two SYNC mirrors; {@code LISTENING} once
+ * every mirror is IN_SYNC, which {@code status --zk} then shows; closing its standard input stops it cleanly.
  */
 class ClusterCommandTest {
     @TempDir(factory = ShmTempDirFactory.class)
@@ -38,12 +38,12 @@ class ClusterCommandTest {
 
     @Test
     @Timeout(120)
-    void shouldRunZooKeeperABackendAndAMirrorAndStopWhenStdinCloses() throws Exception {
+    void shouldRunZooKeeperABackendAndTwoMirrorsAndStopWhenStdinCloses() throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m"));
         cmd.addAll(ChildJvm.inheritedJvmFlags());
         cmd.addAll(List.of("-cp", ChildJvm.classPath(), "io.asymnvm.examples.cli.AsymNvmCli", "cluster", "--dir",
-                dir.toString(), "--mirrors", "1", "--lease-ms", "3000"));
+                dir.toString(), "--mirrors", "2", "--lease-ms", "3000"));
         Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("cluster.log").toFile()).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
                 StandardCharsets.UTF_8))) {
@@ -57,6 +57,7 @@ class ClusterCommandTest {
                     .substring("ZOOKEEPER ".length());
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("BACKEND b0 127.0.0.1:")), lines::toString);
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("MIRROR m1 127.0.0.1:")), lines::toString);
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("MIRROR m2 127.0.0.1:")), lines::toString);
             assertTrue(lines.contains("CONNECT --zk " + zk + " --cluster default"), lines::toString);
 
             StringWriter status = new StringWriter();
@@ -64,8 +65,8 @@ class ClusterCommandTest {
             cl.setOut(new PrintWriter(status, true));
             assertEquals(0, cl.execute("status", "--zk", zk));
             assertTrue(status.toString().contains("epoch 1") && status.toString().contains("backend b0@")
-                    && status.toString().contains("mirror m1@") && status.toString().contains("SYNC, IN_SYNC"),
-                    status::toString);
+                    && status.toString().contains("mirror m1@") && status.toString().contains("mirror m2@")
+                    && status.toString().split("SYNC, IN_SYNC", -1).length == 3, status::toString);
 
             p.getOutputStream().close(); // end of standard input: stop
             assertEquals("STOPPED", out.readLine());

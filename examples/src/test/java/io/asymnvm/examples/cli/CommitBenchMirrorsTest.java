@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CommitBenchMirrorsTest {
     private static final List<String> KEYS = List.of("commit_p50_us", "commit_p99_us", "rtt_p50_us", "ratio",
             "round_trips_per_commit", "commits", "mirrors", "unreplicated_p50_us", "replication_ratio",
-            "backend_flushes_per_commit", "mirror_flushes_per_commit");
+            "backend_flushes_per_commit", "mirror_flushes_per_commit", "loopback_busy_rtt_us", "ratio_busy_rtt");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();

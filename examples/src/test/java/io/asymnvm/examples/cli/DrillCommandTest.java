@@ -53,8 +53,13 @@ class DrillCommandTest {
     @Test
     @Timeout(30)
     void badDrillOptionsShouldBeUsageErrors() {
-        assertEquals(2, execute("drill", "--kill", "zookeeper", "--iterations", "1"));
-        assertTrue(err.toString().contains("frontend, backend or mirror"), err.toString());
+        assertEquals(2, execute("drill", "--kill", "network", "--iterations", "1"));
+        assertTrue(err.toString().contains("frontend, backend, mirror or zookeeper"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, execute("drill", "--kill", "zookeeper", "--mirrors", "3", "--iterations", "1"));
+        assertTrue(err.toString().contains("'--mirrors': 3 is outside [1, 2]"), err.toString());
+        assertEquals(2, execute("drill", "--kill", "zookeeper", "--lease-ms", "100", "--iterations", "1"));
+        assertTrue(err.toString().contains("'--lease-ms': 100 is outside [200, 60000]"), err.toString());
         assertEquals(2, execute("drill", "--kill", "frontend", "--iterations", "0"));
         assertEquals(2, execute("drill", "--kill", "frontend", "--workload", "btree"));
         assertTrue(err.toString().contains("only bank"), err.toString());
