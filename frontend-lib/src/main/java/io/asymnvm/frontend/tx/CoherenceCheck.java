@@ -108,4 +108,23 @@ final class CoherenceCheck {
             verifyClean(pages, "after checkpoint (applied tx " + engine.appliedTxId + ")");
         }
     }
+
+    /** At {@code sync()}, once everything is applied: the checkpoints' pages first, then every clean page. */
+    void sweep() {
+        if (!engine.options.verifyCache()) {
+            return;
+        }
+        verifyCheckpointed(); // what the checkpoints unpinned first, reported as such
+        synchronized (engine.verifyLock) {
+            engine.checkUsable(); // a check that was in flight may have found a difference meanwhile
+            long[] clean;
+            engine.exec.lock();
+            try {
+                clean = engine.cache.cleanPages();
+            } finally {
+                engine.exec.unlock();
+            }
+            verifyClean(clean, "by a sweep of every clean page at sync");
+        }
+    }
 }

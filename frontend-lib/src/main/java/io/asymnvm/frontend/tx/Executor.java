@@ -3,6 +3,7 @@ package io.asymnvm.frontend.tx;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.frontend.Durability;
+import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.tx.TransactionEngine.CallPages;
 import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
@@ -18,9 +19,11 @@ import java.lang.reflect.InvocationTargetException;
  * {@link #handle}, and the method runs again (so annotated methods must be deterministic). A finished attempt with
  * writes is handed to the {@link CommitPipeline}, a read-only one waits only for the durability of what it read.
  *
+ * <p>It is also what {@link LocklessReads} sees of the engine.
+ *
  * <p>Threads: any caller thread; one instance per engine, no state of its own.
  */
-final class Executor {
+final class Executor implements LocklessReads.Engine {
 
     private final TransactionEngine engine;
 
@@ -181,7 +184,8 @@ final class Executor {
         return argBytes;
     }
 
-    void handle(RetrySignal signal, CallPages callPages) {
+    @Override
+    public void handle(RetrySignal signal, CallPages callPages) {
         switch (signal.reason) {
             case PAGE_MISS -> {
                 long token = engine.cache.fetchToken();
@@ -194,5 +198,32 @@ final class Executor {
             case RING_FULL -> engine.shipper.awaitRingSpace();
             default -> throw new IllegalStateException("unknown retry reason " + signal.reason);
         }
+    }
+
+    // --- what LocklessReads sees of the engine ---
+
+    @Override
+    public PageCache cache() {
+        return engine.cache;
+    }
+
+    @Override
+    public void checkServing() {
+        engine.checkUsable();
+    }
+
+    @Override
+    public void awaitDurable(long txId) {
+        engine.commit.awaitDurable(txId);
+    }
+
+    @Override
+    public void countRetry() {
+        engine.retries.incrementAndGet();
+    }
+
+    @Override
+    public void countAbort() {
+        engine.aborts.incrementAndGet();
     }
 }

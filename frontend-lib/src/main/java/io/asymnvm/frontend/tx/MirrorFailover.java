@@ -251,4 +251,18 @@ final class MirrorFailover {
             engine.commit.advanceDurable(engine.releasedTxId);
         }
     }
+
+    /** Removes the SYNC mirror {@code endpoint} from the in-sync set (see {@link TransactionEngine#dropMirror}). */
+    void drop(String endpoint) {
+        MirrorLinks.Mirror m = engine.mirrors.drop(endpoint);
+        engine.exec.lock();
+        try {
+            releaseAtMin();
+        } finally {
+            engine.exec.unlock();
+        }
+        m.link().close();
+        LOG.warn("frontend {} dropped SYNC mirror {}; in sync now: {}", engine.frontendId, endpoint,
+                engine.mirrors.endpoints());
+    }
 }

@@ -215,4 +215,34 @@ final class RedoShipperAgent implements Runnable {
             }
         }
     }
+
+    /**
+     * Ships and waits until everything posted is durable and applied at the backend ({@code sync()}); in the
+     * coherence check mode, then compares every clean page with the backend.
+     */
+    void drain() {
+        long deadline = System.nanoTime() + TransactionEngine.SPACE_WAIT_NANOS;
+        while (true) {
+            engine.checkUsable();
+            engine.exec.lock();
+            boolean shipped;
+            try {
+                shipped = shipRedo();
+            } finally {
+                engine.exec.unlock();
+            }
+            long last = engine.posted.txId();
+            engine.commit.awaitDurable(last, engine.controlRoundTrips);
+            pollApplied(false);
+            if (shipped && engine.appliedTxId >= last) {
+                engine.coherence.sweep();
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AsymNvmException(ErrorCode.TIMEOUT, "backend did not apply transactions up to " + last
+                        + " (applied " + engine.appliedTxId + ")");
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(engine.options.pollIntervalMicros()));
+        }
+    }
 }

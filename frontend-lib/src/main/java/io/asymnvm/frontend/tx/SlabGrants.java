@@ -3,10 +3,13 @@ package io.asymnvm.frontend.tx;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.frontend.alloc.BlockAllocator;
 import io.asymnvm.frontend.cache.PageCache;
+import io.asymnvm.frontend.link.BackendLink;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Slab grants (DESIGN §6): asks the backend for a slab when the allocator has no room (outside {@code exec},
@@ -14,16 +17,17 @@ import java.nio.ByteOrder;
  * just emptied. A granted slab is installed in one change of the cache sequence with everything cached of it
  * dropped.
  *
+ * <p>It is also what {@link SlabReturns} sees of the engine.
+ *
  * <p>Threads: caller threads between attempts.
  */
-final class SlabGrants {
+final class SlabGrants implements SlabReturns.Engine {
 
     private final TransactionEngine engine;
 
     SlabGrants(TransactionEngine engine) {
         this.engine = engine;
     }
-
 
     void grantSlab() {
         engine.slabLock.lock();
@@ -83,5 +87,52 @@ final class SlabGrants {
         } finally {
             engine.exec.unlock();
         }
+    }
+
+    // --- what SlabReturns sees of the engine ---
+
+    @Override
+    public ReentrantLock exec() {
+        return engine.exec;
+    }
+
+    @Override
+    public ReentrantLock slabLock() {
+        return engine.slabLock;
+    }
+
+    @Override
+    public PageCache cache() {
+        return engine.cache;
+    }
+
+    @Override
+    public BlockAllocator allocator() {
+        return engine.allocator;
+    }
+
+    @Override
+    public BackendLink link() {
+        return engine.link;
+    }
+
+    @Override
+    public long lastPostedTxId() {
+        return engine.posted.txId();
+    }
+
+    @Override
+    public long appliedTxId() {
+        return engine.appliedTxId;
+    }
+
+    @Override
+    public boolean idle() {
+        return engine.pendingRecovery == null && engine.fatal == null && engine.running;
+    }
+
+    @Override
+    public void recoverOrThrow(AsymNvmException e, long failedGeneration) {
+        engine.recovery.recoverOrThrow(e, failedGeneration);
     }
 }

@@ -28,42 +28,34 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The commit protocol of DESIGN §2, frontend side.
+ * The commit protocol of DESIGN §2, frontend side: one engine per attached frontend. It holds the state its roles
+ * share (the link, page cache, rings, redo buffer, allocator, watermarks, counters and locks) and the public calls;
+ * the work is done by the roles:
+ * <ul>
+ *   <li>{@link Executor}: runs method bodies attempt after attempt. Under the execution lock {@code exec} a body
+ *       runs against a {@link TransactionContext} (reads through the page cache, writes into a private write set);
+ *       what needs the network abandons the attempt with a {@link RetrySignal}, is done outside the lock, and the
+ *       method runs again, so the lock is never held across a round trip and methods must be deterministic.
+ *       Read-only calls may run without the lock ({@link LocklessReads}).</li>
+ *   <li>{@link CommitPipeline}: a finished attempt gets the next transaction id, its semantic record is posted as
+ *       a one-sided WRITE at the ring tail (ids and ring order are the serialization order), its pages become
+ *       dirty cache pages and its writes go to the redo buffer, then the lock is released (early lock release).
+ *       A SYNC caller waits for a FLUSH posted after its record, shared by every record before it (group
+ *       commit); a read-only call waits for the durability of the newest unapplied write it read.</li>
+ *   <li>{@link RedoShipperAgent}: the agent thread's duty cycle. Redo goes to the backend as whole batches off the
+ *       commit path; checkpoints are polled to release ring space and unpin pages.</li>
+ *   <li>{@link Recovery}: re-execution of the semantic records a previous incarnation left (DESIGN §4), and
+ *       reconnection with re-posting of every retained record after a lost connection.</li>
+ *   <li>{@link PageFetcher}, {@link SlabGrants}, {@link CoherenceCheck}: page misses, slab grants, the coherence
+ *       check mode.</li>
+ *   <li>{@link MirrorFailover} (issue 9, with {@link MirrorLinks} and {@link Failover}): SYNC mirrors get every
+ *       semantic record at the same position and every FLUSH in parallel; an unreachable backend is replaced by a
+ *       promoted mirror and this engine is superseded by a new one attached to it. Without mirrors nothing of it
+ *       runs.</li>
+ * </ul>
  *
- * <p><b>Execute.</b> Under the execution lock the method body runs against a {@link TransactionContext}: reads
- * through the page cache, writes into a private write set. Anything that needs the network (a page miss, a new
- * slab, ring space) abandons the attempt with a {@link RetrySignal}; the lock is released, the work is done, and
- * the method runs again. So the execution lock is never held across a round trip, and annotated methods must
- * be deterministic (they may run several times).
- *
- * <p><b>Order and log.</b> A finished attempt gets the next transaction id, its semantic record is posted as a
- * one-sided WRITE at the tail of the semantic ring (ids and ring order are the serialization order), its page
- * images are installed in the cache as dirty (pinned) pages, its writes are appended to the redo buffer, and the
- * lock is released (early lock release).
- *
- * <p><b>Commit point.</b> A SYNC caller then waits for a FLUSH posted after its record: one round trip, shared
- * by every transaction whose record was posted before that FLUSH (group commit). The FLUSH carries the semantic
- * ring position it covers, which the backend stamps durably as the ring's durable watermark. A read-only
- * transaction waits for the durability of the newest unapplied write it read, so it never returns state that a
- * crash could take back.
- *
- * <p><b>Redo off the commit path.</b> Redo is shipped as whole batches by count, bytes, age (agent thread) or
- * ring pressure. Every record not yet applied by the backend is retained in DRAM, so a backend restart is
- * survived by reconnecting and writing them again at the same positions (the backend re-reads both rings).
- *
- * <p><b>SYNC mirrors</b> (issue 9; {@link MirrorLinks}, {@link Failover}). Each semantic record is posted to the
- * backend and every mirror at the same position, each durability wait FLUSHes all of them in parallel and returns
- * only when all completed (one round-trip time), and ring space is released at the minimum checkpoint over all of
- * them. An unreachable mirror is reconnected (and its ring re-posted) while commits wait, until the mirror
- * reconnect timeout or until it is dropped. An unreachable backend is replaced by a promoted mirror: the engine is
- * superseded by a new one attached to it, and calls are redirected. Without mirrors none of this runs: the same
- * objects, writes and FLUSHes as before.
- *
- * <p><b>Lockless reads</b> (issue 8; {@link LocklessReads}). A method that ran read-only last time runs without
- * {@code exec}, validated against the page cache's change sequence; every change of the cache's contents
- * (installing a write set, invalidation) is a section of that sequence, made under {@code exec}.
- *
- * <p>Lock order: {@code flushLock} before {@code exec}.
+ * <p>Lock order: {@code slabLock}, {@code verifyLock}, {@code flushLock}, then {@code exec}; the durable
+ * watermark has its own leaf lock.
  */
 public final class TransactionEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
@@ -128,9 +120,6 @@ public final class TransactionEngine implements AutoCloseable {
     final AtomicLong redoBatches = new AtomicLong();
     final AtomicLong reconnects = new AtomicLong();
     final AtomicLong slabGrants = new AtomicLong();
-    final LocklessReads readers = new LocklessReads(this, new ReadsView());
-    final SlabReturns slabReturns;
-
     // --- the roles (this class holds their shared state and the public calls) ---
     final Executor executor = new Executor(this);
     final CommitPipeline commit = new CommitPipeline(this);
@@ -140,6 +129,9 @@ public final class TransactionEngine implements AutoCloseable {
     final CoherenceCheck coherence = new CoherenceCheck(this);
     final SlabGrants slabs = new SlabGrants(this);
     final MirrorFailover mirrorFailover = new MirrorFailover(this);
+    final LocklessReads readers = new LocklessReads(this, executor);
+    final SlabReturns slabReturns;
+
     /** Reads made only by the coherence check mode; kept out of every other count. */
     final AtomicLong verifyReads = new AtomicLong();
 
@@ -220,7 +212,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.redo = new RedoBuffer(maxBatch);
         this.maxArgumentBytes = (int) Math.min(1 << 20, r.semCapacity() / 4) - SemanticRecordLayout.HEADER_LENGTH;
         this.slabPages = r.slabSize() / pageSize;
-        this.slabReturns = new SlabReturns(new ReturnsView(), frontendId, pageSize, slabPages,
+        this.slabReturns = new SlabReturns(slabs, frontendId, pageSize, slabPages,
                 options.returnEmptySlabs(), backgroundRoundTrips);
         this.allocator = new BlockAllocator(r.slabSize(), r.ownedSlabs(), () -> {
             throw TransactionContext.current().needSlab();
@@ -306,7 +298,6 @@ public final class TransactionEngine implements AutoCloseable {
         return executor.run(entry, args, null);
     }
 
-
     /**
      * Pages fetched for one call, kept across its retries. Valid only while no once-dirty page has been evicted
      * since they were fetched (the cache's fetch token is unchanged); otherwise dropped and fetched again.
@@ -353,87 +344,6 @@ public final class TransactionEngine implements AutoCloseable {
     /** Lockless: a page preference met without the lock, applied by the next holder of {@code exec}. */
     void deferPreference(long pageIndex) {
         readers.defer(pageIndex);
-    }
-
-    /** What {@link LocklessReads} sees of this engine. */
-    private final class ReadsView implements LocklessReads.Engine {
-        @Override
-        public PageCache cache() {
-            return cache;
-        }
-
-        @Override
-        public void checkServing() {
-            checkUsable();
-        }
-
-        @Override
-        public void handle(RetrySignal signal, CallPages callPages) {
-            executor.handle(signal, callPages);
-        }
-
-        @Override
-        public void awaitDurable(long txId) {
-            commit.awaitDurable(txId);
-        }
-
-        @Override
-        public void countRetry() {
-            retries.incrementAndGet();
-        }
-
-        @Override
-        public void countAbort() {
-            aborts.incrementAndGet();
-        }
-    }
-
-    /** What {@link SlabReturns} sees of this engine. */
-    private final class ReturnsView implements SlabReturns.Engine {
-        @Override
-        public ReentrantLock exec() {
-            return exec;
-        }
-
-        @Override
-        public ReentrantLock slabLock() {
-            return slabLock;
-        }
-
-        @Override
-        public PageCache cache() {
-            return cache;
-        }
-
-        @Override
-        public BlockAllocator allocator() {
-            return allocator;
-        }
-
-        @Override
-        public BackendLink link() {
-            return link;
-        }
-
-        @Override
-        public long lastPostedTxId() {
-            return posted.txId();
-        }
-
-        @Override
-        public long appliedTxId() {
-            return appliedTxId;
-        }
-
-        @Override
-        public boolean idle() {
-            return pendingRecovery == null && fatal == null && running;
-        }
-
-        @Override
-        public void recoverOrThrow(AsymNvmException e, long failedGeneration) {
-            recovery.recoverOrThrow(e, failedGeneration);
-        }
     }
 
     /**
@@ -493,48 +403,9 @@ public final class TransactionEngine implements AutoCloseable {
     /** Makes everything durable and applied at the backend. */
     public void sync() {
         try {
-            syncHere();
+            shipper.drain();
         } catch (Superseded s) {
             s.next.sync();
-        }
-    }
-
-    private void syncHere() {
-        long deadline = System.nanoTime() + SPACE_WAIT_NANOS;
-        while (true) {
-            checkUsable();
-            exec.lock();
-            boolean shipped;
-            try {
-                shipped = shipper.shipRedo();
-            } finally {
-                exec.unlock();
-            }
-            long last = posted.txId();
-            commit.awaitDurable(last, controlRoundTrips);
-            shipper.pollApplied(false);
-            if (shipped && appliedTxId >= last) {
-                if (options.verifyCache()) {
-                    coherence.verifyCheckpointed(); // what the checkpoints unpinned first, reported as such
-                    synchronized (verifyLock) {
-                        checkUsable(); // a check that was in flight may have found a difference meanwhile
-                        long[] clean;
-                        exec.lock();
-                        try {
-                            clean = cache.cleanPages();
-                        } finally {
-                            exec.unlock();
-                        }
-                        coherence.verifyClean(clean, "by a sweep of every clean page at sync");
-                    }
-                }
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AsymNvmException(ErrorCode.TIMEOUT, "backend did not apply transactions up to " + last
-                        + " (applied " + appliedTxId + ")");
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(options.pollIntervalMicros()));
         }
     }
 
@@ -604,15 +475,7 @@ public final class TransactionEngine implements AutoCloseable {
             throw new IllegalArgumentException("frontend " + frontendId + " has no SYNC mirror to drop (asked: "
                     + endpoint + ")");
         }
-        MirrorLinks.Mirror m = e.mirrors.drop(endpoint);
-        e.exec.lock();
-        try {
-            e.mirrorFailover.releaseAtMin();
-        } finally {
-            e.exec.unlock();
-        }
-        m.link().close();
-        LOG.warn("frontend {} dropped SYNC mirror {}; in sync now: {}", frontendId, endpoint, e.mirrors.endpoints());
+        e.mirrorFailover.drop(endpoint);
     }
 
     /** The endpoints of the SYNC mirrors in sync now (empty without mirrors). */
