@@ -37,8 +37,23 @@ final class Executor implements LocklessReads.Engine {
      */
     Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
             throws Throwable {
-        boolean ro = entry.spec().readOnly() && recovered == null;
         CallPages callPages = new CallPages();
+        boolean superseded = false;
+        try {
+            return run(entry, args, recovered, callPages);
+        } catch (Superseded s) {
+            superseded = true; // the call runs again on the successor, which counts it
+            throw s;
+        } finally {
+            if (!superseded) {
+                engine.runCounts.record(callPages.runs());
+            }
+        }
+    }
+
+    private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered,
+                       CallPages callPages) throws Throwable {
+        boolean ro = entry.spec().readOnly() && recovered == null;
         if (recovered == null) {
             Object result = engine.readers.tryRun(entry, args, callPages); // a method read-only last time: no lock
             if (result != LocklessReads.LOCKED) {
@@ -52,6 +67,10 @@ final class Executor implements LocklessReads.Engine {
             // what commits is exactly what recovery will re-execute (which the first decode also proves).
             Object[] attemptArgs = argBytes == null ? args : decodeArguments(entry, argBytes, recovered);
             TransactionContext tx = new TransactionContext(engine, callPages);
+            callPages.countRun();
+            if (callPages.doomedRuns() < COLLECTING_RUNS) {
+                tx.collectMisses();
+            }
             Object result = null;
             Throwable failure = null;
             RetrySignal retry = null;
@@ -73,6 +92,11 @@ final class Executor implements LocklessReads.Engine {
                 }
                 retry = tx.signal() != null ? tx.signal()
                         : failure instanceof RetrySignal rs ? rs : null;
+                if (tx.doomed()) {
+                    retry = tx.missSignal(); // it ran on made-up bytes: its outcome is void, its misses are not
+                    failure = null;
+                    callPages.countDoomed();
+                }
                 if (retry == null && failure == null) {
                     if (tx.writes().isEmpty()) {
                         txId = 0;
@@ -144,6 +168,12 @@ final class Executor implements LocklessReads.Engine {
         }
     }
 
+    /**
+     * How many doomed collecting attempts a call may make ({@link MissCollector}); later attempts stop at their
+     * first miss. Two: the first collects the pages the call needs, the second those that pointers in them lead to.
+     */
+    static final int COLLECTING_RUNS = 2;
+
     static final RetrySignal RERUN_LOGGED = new RetrySignal(RetrySignal.Reason.RERUN_LOGGED, -1);
 
     Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
@@ -188,6 +218,10 @@ final class Executor implements LocklessReads.Engine {
     public void handle(RetrySignal signal, CallPages callPages) {
         switch (signal.reason) {
             case PAGE_MISS -> {
+                if (signal.pages != null && signal.pages.length > 1) {
+                    engine.fetcher.fetchAll(signal.pages, callPages);
+                    return;
+                }
                 long token = engine.cache.fetchToken();
                 byte[] page = engine.fetcher.fetch(signal.pageIndex);
                 if (page != null) {

@@ -120,6 +120,8 @@ public final class TransactionEngine implements AutoCloseable {
     final AtomicLong redoBatches = new AtomicLong();
     final AtomicLong reconnects = new AtomicLong();
     final AtomicLong slabGrants = new AtomicLong();
+    /** Attempts per call, as a distribution (issue 8 goal 4). */
+    final RunCounts runCounts = new RunCounts();
     // --- the roles (this class holds their shared state and the public calls) ---
     final Executor executor = new Executor(this);
     final CommitPipeline commit = new CommitPipeline(this);
@@ -305,6 +307,26 @@ public final class TransactionEngine implements AutoCloseable {
     static final class CallPages {
         private final Map<Long, byte[]> pages = new java.util.HashMap<>();
         private long token = -1;
+        private int runs;
+        private int doomedRuns;
+
+        /** One more attempt of the call (lockless or not). */
+        void countRun() {
+            runs++;
+        }
+
+        int runs() {
+            return runs;
+        }
+
+        /** One more collecting attempt that missed pages ({@link MissCollector}). */
+        void countDoomed() {
+            doomedRuns++;
+        }
+
+        int doomedRuns() {
+            return doomedRuns;
+        }
 
         void keep(long pageIndex, byte[] page, long fetchToken) {
             if (fetchToken != token) {
@@ -416,6 +438,11 @@ public final class TransactionEngine implements AutoCloseable {
                 verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
                 failover.resumeMillis(), readers.attempts(), readers.conflicts(), readers.fallbacks(),
                 readers.abandoned());
+    }
+
+    /** How many attempts each call took since this engine attached (its successor counts afresh). */
+    public RunCounts.Snapshot runCounts() {
+        return runCounts.snapshot();
     }
 
     public io.asymnvm.core.fabric.FabricCounters.Snapshot counters() {
