@@ -50,14 +50,7 @@ final class CommitPipeline {
         long txId = engine.nextTxId++;
         long semEnd = engine.semRing.append(engine.semWriter, semLength,
                 pos -> SemanticRecordLayout.encode(pos, txId, entry.hash(), argBytes, argBytes.length), txId);
-        engine.cache.putDirty(tx.privatePages(), txId); // one change of the cache sequence: readers see all or re-run
-        engine.redo.append(txId, tx.writes(), semEnd);
-        engine.posted = new Mark(txId, semEnd);
-        if (engine.redo.txCount() >= engine.options.redoBatchTransactions()
-                || engine.redo.bytes() >= engine.redo.maxBatchBytes() / 2) {
-            engine.shipper.shipRedo();
-        }
-        return txId;
+        return install(txId, tx, semEnd);
     }
 
     /** Recovery's step 2: the semantic record is already in the ring; keep it and apply the write set. */
@@ -75,6 +68,11 @@ final class CommitPipeline {
         engine.semRing.adopt(engine.semWriter, record.position(), record.raw(), txId, record.position()
                 + record.raw().length);
         long semEnd = engine.semRing.position();
+        return install(txId, tx, semEnd);
+    }
+
+    /** After the semantic record: the attempt's pages become dirty, its writes go to the redo buffer. */
+    private long install(long txId, TransactionContext tx, long semEnd) {
         engine.cache.putDirty(tx.privatePages(), txId); // one change of the cache sequence: readers see all or re-run
         engine.redo.append(txId, tx.writes(), semEnd);
         engine.posted = new Mark(txId, semEnd);

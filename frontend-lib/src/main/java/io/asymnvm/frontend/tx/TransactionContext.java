@@ -118,7 +118,8 @@ public final class TransactionContext implements Transaction, FreshMemory {
     }
 
     /** Whether this collecting attempt missed a page: its outcome is discarded, {@link #missSignal} retries it. */
-    boolean doomed() {
+    @Override
+    public boolean doomed() {
         return misses != null && misses.doomed();
     }
 
