@@ -496,6 +496,11 @@ public final class AsymNvm implements AutoCloseable {
         return engine.current().stats();
     }
 
+    /** How many attempts each call took, as a distribution (issue 8 goal 4); counted afresh after a failover. */
+    public io.asymnvm.frontend.tx.RunCounts.Snapshot runCounts() {
+        return engine.current().runCounts();
+    }
+
     /**
      * Re-executes the transactions a crashed previous incarnation of this frontend committed but the backend had
      * not applied (frontend recovery). Happens automatically before the first transaction; register every

@@ -77,6 +77,17 @@ public interface Transaction {
     default void preferCached(long address) {
     }
 
+    /**
+     * Whether this attempt has met a page that is not cached yet and reads it as zeros: it will be discarded and
+     * run again once the pages it met are fetched, all in one batch. A structure may then treat a node that fails
+     * its checks as empty instead of reporting corruption, so that the attempt goes on and meets the other pages
+     * it needs (a multi-key read then costs two runs, not one per cold page). Always false for a transaction
+     * whose reads are all real.
+     */
+    default boolean doomed() {
+        return false;
+    }
+
     /** This frontend's root address (0 if never set). */
     long root();
 

@@ -1,5 +1,6 @@
 package io.asymnvm.structures;
 
+import io.asymnvm.frontend.alloc.FreshMemory;
 import io.asymnvm.structures.layout.NodePageLayout;
 import io.asymnvm.structures.layout.NodePoolLayout;
 
@@ -46,6 +47,11 @@ final class NodePool {
         }
         root.putLong(base + CURSOR_OFFSET, cursor + NodePageLayout.NODE_SIZE);
         root.putLong(base + CARVED_OFFSET, root.getLong(base + CARVED_OFFSET) + 1);
+        if (session.tx instanceof FreshMemory fresh) {
+            // never written since its extent was allocated (zeroed, or above the slab's bump pointer): the
+            // node's page need not be fetched before the session writes its ranges
+            fresh.knownZero(cursor, NodePageLayout.NODE_SIZE);
+        }
         return session.fresh(cursor, NodePageLayout.NODE_SIZE);
     }
 

@@ -91,7 +91,9 @@ public final class MapBenchCommand implements Callable<Integer> {
     String cacheSize;
 
     @Option(names = "--json", description = "Print one JSON object with ops_per_s, p50_us, p99_us, "
-            + "baseline_ops_per_s, ratio, runs_per_tx (attempts per transaction), lockless_attempts, "
+            + "baseline_ops_per_s, ratio, runs_per_tx (attempts per transaction), runs_per_tx_p50, "
+            + "runs_per_tx_p99, runs_per_tx_max (attempts per call), fetch_reads (READs of page fetches), "
+            + "lockless_attempts, "
             + "lockless_conflicts, lockless_fallbacks (read-only calls run without the execution lock).")
     boolean json;
 

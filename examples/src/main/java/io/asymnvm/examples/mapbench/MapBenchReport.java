@@ -2,16 +2,19 @@ package io.asymnvm.examples.mapbench;
 
 import io.asymnvm.examples.support.Json;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.frontend.tx.RunCounts;
 
 import java.util.Locale;
 
 /**
  * What one {@code bench map} run measured: the load and the measured phase of the persistent structure, the same
- * of its volatile baseline, and what the frontend engine did during the structure's measured phase.
+ * of its volatile baseline, and what the frontend engine did during the structure's measured phase, with the
+ * distribution of attempts per call in it ({@code runs}).
  */
 public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats loadDelta,
                              MapBenchPhase structure,
-                             long baselineLoadNanos, MapBenchPhase baseline, EngineStats engineDelta) {
+                             long baselineLoadNanos, MapBenchPhase baseline, EngineStats engineDelta,
+                             RunCounts.Snapshot runs) {
 
     public double opsPerSecond() {
         return structure.opsPerSecond();
@@ -41,6 +44,10 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
                 .put("baseline_ops_per_s", Json.decimal(baselineOpsPerSecond(), 1))
                 .put("ratio", Json.decimal(ratio(), 5))
                 .put("runs_per_tx", Json.decimal(engineDelta.runsPerTransaction(), 4))
+                .put("runs_per_tx_p50", runs.percentile(0.5))
+                .put("runs_per_tx_p99", runs.percentile(0.99))
+                .put("runs_per_tx_max", runs.max())
+                .put("fetch_reads", engineDelta.fetchRoundTrips())
                 .put("lockless_attempts", engineDelta.locklessAttempts())
                 .put("lockless_conflicts", engineDelta.locklessConflicts())
                 .put("lockless_fallbacks", engineDelta.locklessFallbacks()));
@@ -67,6 +74,8 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
         b.append(phase(baseline));
         b.append(String.format(Locale.ROOT, "  ratio (structure / baseline ops/s)  %.5f%n", ratio()));
         b.append(engine("run ", engineDelta));
+        b.append(String.format(Locale.ROOT, "       runs per call during the run: p50 %d, p99 %d, max %d%n",
+                runs.percentile(0.5), runs.percentile(0.99), runs.max()));
         if (missing() > 0) {
             b.append(String.format(Locale.ROOT, "  FAILED: %,d reads found no value (%s %,d, %s %,d)%n", missing(),
                     structure.target(), structure.missing(), baseline.target(), baseline.missing()));

@@ -4,6 +4,7 @@ import io.asymnvm.examples.kv.KeyValueStore;
 import io.asymnvm.examples.kv.KeyValueStoreImpl;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.frontend.tx.RunCounts;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -36,6 +37,7 @@ public final class MapBenchRun {
         MapBenchPhase structure;
         EngineStats delta;
         EngineStats loadDelta;
+        RunCounts.Snapshot runs;
         try (MapBenchRig rig = MapBenchRig.start(c.fabric(), c.mode(), c.pmBytes(), c.cacheBytes())) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
@@ -47,13 +49,16 @@ public final class MapBenchRun {
             }
             loadDelta = minus(nvm.stats(), start);
             EngineStats before;
+            RunCounts.Snapshot runsBefore;
             try (ProgressBar bar = bar("run " + c.structure().cliName(), c.warmupOps() + c.ops())) {
                 driver.run(target, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, bar::stepBy);
                 before = nvm.stats();
+                runsBefore = nvm.runCounts();
                 structure = driver.run(target, c.workload(), keyChooser, c.ops(), c.threads(), c.seed(),
                         bar::stepBy);
             }
             delta = minus(nvm.stats(), before);
+            runs = nvm.runCounts().minus(runsBefore);
         }
 
         MapTarget baselineTarget = MapTarget.baseline(c.structure());
@@ -61,7 +66,7 @@ public final class MapBenchRun {
         driver.run(baselineTarget, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, n -> { });
         MapBenchPhase baseline = driver.run(baselineTarget, c.workload(), keyChooser, c.ops(), c.threads(),
                 c.seed(), n -> { });
-        return new MapBenchReport(c, loadNanos, loadDelta, structure, baselineLoadNanos, baseline, delta);
+        return new MapBenchReport(c, loadNanos, loadDelta, structure, baselineLoadNanos, baseline, delta, runs);
     }
 
     private ProgressBar bar(String task, long max) {

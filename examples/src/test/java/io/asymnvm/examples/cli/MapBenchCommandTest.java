@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class MapBenchCommandTest {
     private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio",
-            "runs_per_tx", "lockless_attempts", "lockless_conflicts", "lockless_fallbacks");
+            "runs_per_tx", "runs_per_tx_p50", "runs_per_tx_p99", "runs_per_tx_max", "fetch_reads",
+            "lockless_attempts", "lockless_conflicts", "lockless_fallbacks");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -46,6 +47,8 @@ class MapBenchCommandTest {
         assertEquals(v.get("ops_per_s") / v.get("baseline_ops_per_s"), v.get("ratio"), 1e-3 * v.get("ratio") + 1e-5,
                 json);
         assertTrue(v.get("runs_per_tx") >= 1.0, json);
+        assertTrue(1 <= v.get("runs_per_tx_p50") && v.get("runs_per_tx_p50") <= v.get("runs_per_tx_p99")
+                && v.get("runs_per_tx_p99") <= v.get("runs_per_tx_max"), json);
         if (workload.equals("c")) {
             // read only, every page cached after the warm-up: the reads run without the execution lock
             assertTrue(v.get("lockless_attempts") >= keys, json);

@@ -199,6 +199,9 @@ public final class BlockAllocator {
         if (bump + blockSize > slabSize) {
             return 0;
         }
+        if (tx instanceof FreshMemory fresh) {
+            fresh.knownZero(slab + bump, slabSize - bump); // above the bump pointer: zero since the grant
+        }
         tx.writeLong(slab + SlabHeaderLayout.BUMP_OFFSET, bump + blockSize);
         tx.writeLong(slab + bump, SlabHeaderLayout.blockHeader(c));
         countLive(tx, slab, +1);

@@ -125,6 +125,10 @@ final class LocklessReads {
                 long token = cache.fetchToken();
                 callPages.validate(token);
                 tx = new TransactionContext(owner, callPages, seen, token);
+                callPages.countRun();
+                if (callPages.doomedRuns() < Executor.COLLECTING_RUNS) {
+                    tx.collectMisses();
+                }
                 attempts.increment();
                 tx.bind();
                 try {
@@ -135,7 +139,11 @@ final class LocklessReads {
                     tx.unbind();
                 }
                 retry = tx.signal() != null ? tx.signal() : failure instanceof RetrySignal rs ? rs : null;
-                if (retry == null && !tx.stillValid()) {
+                if (tx.doomed()) {
+                    retry = tx.missSignal(); // ran on made-up bytes: only its misses count
+                    failure = null;
+                    callPages.countDoomed();
+                } else if (retry == null && !tx.stillValid()) {
                     retry = CHANGED_AT_END;
                 }
             }

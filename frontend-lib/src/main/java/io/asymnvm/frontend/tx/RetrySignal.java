@@ -19,10 +19,21 @@ final class RetrySignal extends Error {
 
     final Reason reason;
     final long pageIndex;
+    /** A collecting attempt's misses, every page it touched and found missing (ascending); null otherwise. */
+    final long[] pages;
 
     RetrySignal(Reason reason, long pageIndex) {
         super(reason.name(), null, false, false);
         this.reason = reason;
         this.pageIndex = pageIndex;
+        this.pages = null;
+    }
+
+    /** The misses of a collecting attempt ({@link MissCollector}), fetched together before the next attempt. */
+    RetrySignal(long[] pages) {
+        super(Reason.PAGE_MISS.name(), null, false, false);
+        this.reason = Reason.PAGE_MISS;
+        this.pageIndex = pages[0];
+        this.pages = pages;
     }
 }

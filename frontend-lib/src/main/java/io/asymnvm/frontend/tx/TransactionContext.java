@@ -1,6 +1,7 @@
 package io.asymnvm.frontend.tx;
 
 import io.asymnvm.frontend.Transaction;
+import io.asymnvm.frontend.alloc.FreshMemory;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.log.RedoBuffer;
 
@@ -21,7 +22,7 @@ import java.util.TreeMap;
  * {@code CONFLICT} signal, so the method never goes on with a mixed view), and anything that would change state
  * (a write, an allocation, a root) raises a {@code WRITES} signal before it has any effect.
  */
-public final class TransactionContext implements Transaction {
+public final class TransactionContext implements Transaction, FreshMemory {
     private static final ThreadLocal<TransactionContext> CURRENT = new ThreadLocal<>();
 
     private final TransactionEngine engine;
@@ -44,6 +45,10 @@ public final class TransactionContext implements Transaction {
     private final long seenToken;
     /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
     private final NaiveAccess naive;
+    /** A collecting attempt's misses (null: the first miss abandons the attempt); see {@link MissCollector}. */
+    private MissCollector misses;
+    /** Heap ranges known to read as zero at the backend (start to end), told by the allocator. */
+    private TreeMap<Long, Long> knownZero;
 
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
         this(engine, callPages, false, 0, 0);
@@ -110,6 +115,53 @@ public final class TransactionContext implements Transaction {
         return signal;
     }
 
+    /** Makes this attempt a collecting one: misses are recorded and read as zero pages ({@link MissCollector}). */
+    void collectMisses() {
+        misses = new MissCollector(pageSize);
+    }
+
+    /** Whether this collecting attempt missed a page: its outcome is discarded, {@link #missSignal} retries it. */
+    @Override
+    public boolean doomed() {
+        return misses != null && misses.doomed();
+    }
+
+    RetrySignal missSignal() {
+        return misses.signal();
+    }
+
+    @Override
+    public void knownZero(long address, long length) {
+        if (knownZero == null) {
+            knownZero = new TreeMap<>();
+        }
+        knownZero.put(address, Math.max(address + length, knownZero.getOrDefault(address, address)));
+    }
+
+    /**
+     * Whether every byte of page {@code pageIndex} is known to be zero at the backend or lies in
+     * {@code [writeFrom, writeTo)}, the range being written: then its bytes need not be fetched.
+     */
+    private boolean fresh(long pageIndex, long writeFrom, long writeTo) {
+        if (knownZero == null && writeTo - writeFrom < pageSize) {
+            return false;
+        }
+        long at = pageIndex * pageSize;
+        long end = at + pageSize;
+        while (at < end) {
+            if (at >= writeFrom && at < writeTo) {
+                at = writeTo;
+                continue;
+            }
+            Map.Entry<Long, Long> z = knownZero == null ? null : knownZero.floorEntry(at);
+            if (z == null || z.getValue() <= at) {
+                return false;
+            }
+            at = z.getValue();
+        }
+        return true;
+    }
+
     RetrySignal raise(RetrySignal s) {
         if (signal == null) {
             signal = s;
@@ -168,12 +220,20 @@ public final class TransactionContext implements Transaction {
     }
 
     private byte[] page(long pageIndex) {
+        return page(pageIndex, 0, 0);
+    }
+
+    /** The page as this attempt sees it; {@code [writeFrom, writeTo)} is about to be written (empty: a read). */
+    private byte[] page(long pageIndex, long writeFrom, long writeTo) {
         byte[] p = privatePages.get(pageIndex);
         if (p != null) {
             return p;
         }
         if (naive != null) {
             return naive.read(pageIndex);
+        }
+        if (misses != null && !misses.mayContinue()) {
+            throw raise(misses.signal()); // doomed and running on for too long: stop it here
         }
         PageCache.Page cached = cache.get(pageIndex);
         if (cached == null) {
@@ -185,6 +245,12 @@ public final class TransactionContext implements Transaction {
                 }
                 return fetched;
             }
+            if (fresh(pageIndex, writeFrom, writeTo)) {
+                return new byte[pageSize]; // a fresh block: what the backend holds there is zero or overwritten
+            }
+            if (misses != null) {
+                return misses.placeholder(pageIndex);
+            }
             throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
         }
         if (lockless && !stillValid()) {
@@ -194,10 +260,10 @@ public final class TransactionContext implements Transaction {
         return cached.bytes();
     }
 
-    private byte[] privatePage(long pageIndex) {
+    private byte[] privatePage(long pageIndex, long writeFrom, long writeTo) {
         byte[] p = privatePages.get(pageIndex);
         if (p == null) {
-            p = page(pageIndex).clone();
+            p = page(pageIndex, writeFrom, writeTo).clone();
             privatePages.put(pageIndex, p);
         }
         return p;
@@ -245,7 +311,7 @@ public final class TransactionContext implements Transaction {
             long pageIndex = at / pageSize;
             int inPage = (int) (at % pageSize);
             int n = Math.min(length - done, pageSize - inPage);
-            System.arraycopy(copy, done, privatePage(pageIndex), inPage, n);
+            System.arraycopy(copy, done, privatePage(pageIndex, address, address + length), inPage, n);
             at += n;
             done += n;
         }

@@ -1,0 +1,275 @@
+package io.asymnvm.frontend.tx;
+
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.frontend.Durability;
+import io.asymnvm.frontend.cache.PageCache;
+import io.asymnvm.frontend.tx.TransactionEngine.CallPages;
+import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
+import io.asymnvm.recovery.semantic.SemanticLogReader;
+
+import java.lang.reflect.InvocationTargetException;
+
+/**
+ * The executor (DESIGN §2 step 1): runs a method body against a {@link TransactionContext}, attempt after attempt,
+ * until it commits, aborts or returns read-only. A method that ran read-only last time is offered to
+ * {@link LocklessReads} first; otherwise every attempt runs under the execution lock {@code exec}, on arguments
+ * decoded afresh from the bytes that will be logged. What needs the network (a page miss, a slab, ring space) is
+ * never done under the lock: the attempt is abandoned with a {@link RetrySignal}, the work is done by
+ * {@link #handle}, and the method runs again (so annotated methods must be deterministic). A finished attempt with
+ * writes is handed to the {@link CommitPipeline}, a read-only one waits only for the durability of what it read.
+ *
+ * <p>It is also what {@link LocklessReads} sees of the engine.
+ *
+ * <p>Threads: any caller thread; one instance per engine, no state of its own.
+ */
+final class Executor implements LocklessReads.Engine {
+
+    private final TransactionEngine engine;
+
+    Executor(TransactionEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * The execute loop. {@code recovered} is null for a new call; during recovery it is the semantic record
+     * being re-executed, which is adopted (kept at its position, same transaction id) instead of logged again.
+     */
+    Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered)
+            throws Throwable {
+        CallPages callPages = new CallPages();
+        boolean superseded = false;
+        NaiveAccess naive = engine.naive;
+        if (naive != null) {
+            naive.lock().lock(); // the naive baseline: one call at a time, from its first read to its writes applied
+        }
+        try {
+            return run(entry, args, recovered, callPages);
+        } catch (Superseded s) {
+            superseded = true; // the call runs again on the successor, which counts it
+            throw s;
+        } finally {
+            if (!superseded) {
+                engine.runCounts.record(callPages.runs());
+            }
+            if (naive != null) {
+                naive.lock().unlock();
+            }
+        }
+    }
+
+    private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered,
+                       CallPages callPages) throws Throwable {
+        boolean ro = entry.spec().readOnly() && recovered == null;
+        if (recovered == null && engine.naive == null) {
+            Object result = engine.readers.tryRun(entry, args, callPages); // a method read-only last time: no lock
+            if (result != LocklessReads.LOCKED) {
+                return result;
+            }
+        }
+        byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
+        while (true) {
+            // A logged call runs on arguments decoded afresh from the bytes it logs, in every attempt: an attempt
+            // that changes its arguments and is abandoned cannot leak that change into the committed attempt, and
+            // what commits is exactly what recovery will re-execute (which the first decode also proves).
+            Object[] attemptArgs = argBytes == null ? args : decodeArguments(entry, argBytes, recovered);
+            TransactionContext tx = new TransactionContext(engine, callPages);
+            callPages.countRun();
+            if (callPages.doomedRuns() < COLLECTING_RUNS) {
+                tx.collectMisses();
+            }
+            Object result = null;
+            Throwable failure = null;
+            RetrySignal retry = null;
+            long txId = -1;
+            engine.exec.lock();
+            try {
+                if (engine.successor != null) {
+                    throw new Superseded(engine.successor); // nothing of this attempt is logged: it runs again there
+                }
+                callPages.validate(engine.cache.fetchToken());
+                engine.readers.applyDeferred(engine.cache);
+                tx.bind();
+                try {
+                    result = entry.method().invoke(entry.target(), attemptArgs);
+                } catch (InvocationTargetException e) {
+                    failure = e.getCause();
+                } finally {
+                    tx.unbind();
+                }
+                retry = tx.signal() != null ? tx.signal()
+                        : failure instanceof RetrySignal rs ? rs : null;
+                if (tx.doomed()) {
+                    retry = tx.missSignal(); // it ran on made-up bytes: its outcome is void, its misses are not
+                    failure = null;
+                    callPages.countDoomed();
+                }
+                if (retry == null && failure == null) {
+                    if (tx.writes().isEmpty()) {
+                        txId = 0;
+                    } else if (ro && !tx.createdNamedRoot()) {
+                        failure = new IllegalStateException("read-only transaction " + entry.signature()
+                                + " wrote to persistent memory");
+                    } else {
+                        long id;
+                        if (ro) {
+                            // a read-only method that created a structure opened by name (its first use) commits
+                            // the creation as an ordinary logged transaction, which recovery re-executes: drop this
+                            // attempt and run again as one, on arguments decoded from the logged bytes
+                            ro = false;
+                            argBytes = encodeArguments(entry, args);
+                            id = 0;
+                        } else {
+                            id = recovered == null ? engine.commit.logAndApply(entry, argBytes, tx)
+                                    : engine.commit.adoptAndApply(recovered, tx);
+                        }
+                        if (id == 0) {
+                            retry = RERUN_LOGGED;
+                        } else if (id < 0) {
+                            retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
+                        } else {
+                            txId = id;
+                        }
+                    }
+                }
+            } finally {
+                engine.exec.unlock();
+            }
+            if (retry == RERUN_LOGGED) {
+                continue;
+            }
+            if (retry != null) {
+                engine.retries.incrementAndGet();
+                handle(retry, callPages);
+                continue;
+            }
+            if (failure != null) {
+                engine.aborts.incrementAndGet();
+                throw failure;
+            }
+            if (txId == 0) {
+                engine.readOnly.incrementAndGet();
+                if (recovered == null) {
+                    engine.readers.learn(entry, true);
+                }
+                engine.commit.awaitDurable(tx.newestDirtyRead());
+                return result;
+            }
+            engine.commits.incrementAndGet();
+            if (recovered == null) {
+                engine.readers.learn(entry, false);
+            }
+            if (engine.naive != null) {
+                engine.commit.awaitDurable(txId); // the commit point, then the writes reach the heap before return
+                engine.naive.writeThrough(txId, tx.writes().size());
+                return result;
+            }
+            if (recovered == null && entry.spec().durability() == Durability.SYNC) {
+                try {
+                    engine.commit.awaitDurable(txId);
+                } catch (Superseded s) {
+                    // logged here: running it again on the successor would apply it twice (not expected to
+                    // happen: a failover makes every posted record durable before it supersedes this engine)
+                    throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "tx " + txId + " of frontend "
+                            + engine.frontendId + " was logged but its durability is unknown after a failover", s);
+                }
+            } else if (txId > engine.lastAsyncTxId) {
+                engine.lastAsyncTxId = txId;
+            }
+            return result;
+        }
+    }
+
+    /**
+     * How many doomed collecting attempts a call may make ({@link MissCollector}); later attempts stop at their
+     * first miss. Two: the first collects the pages the call needs, the second those that pointers in them lead to.
+     */
+    static final int COLLECTING_RUNS = 2;
+
+    static final RetrySignal RERUN_LOGGED = new RetrySignal(RetrySignal.Reason.RERUN_LOGGED, -1);
+
+    Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
+                                     SemanticLogReader.Record recovered) {
+        try {
+            return engine.codec.decode(argBytes);
+        } catch (AsymNvmException e) {
+            if (e.errorCode() != ErrorCode.CLASS_NOT_REGISTERED) {
+                throw e;
+            }
+            // a record from the backend names a class this frontend does not allow: it was never loaded
+            throw new AsymNvmException(ErrorCode.CLASS_NOT_REGISTERED, (recovered != null
+                    ? "cannot recover frontend " + engine.frontendId + ": semantic record of tx " + recovered.txId()
+                    : "arguments of a call") + " for " + entry.signature() + " name a class that is not allowed: "
+                    + e.detail(), e);
+        } catch (RuntimeException | LinkageError e) { // Kryo reports some failures as errors (InstantiationError)
+            if (recovered != null) {
+                throw new AsymNvmException(ErrorCode.RECOVERY_REQUIRED, "cannot decode the arguments of tx "
+                        + recovered.txId() + " for " + entry.signature() + ": " + e.getMessage(), e);
+            }
+            throw new IllegalArgumentException("arguments of " + entry.signature() + " do not survive their "
+                    + "semantic-log encoding (they could not be re-executed in recovery): " + e.getMessage(), e);
+        }
+    }
+
+    byte[] encodeArguments(MethodRegistry.Entry entry, Object[] args) {
+        byte[] argBytes;
+        try {
+            argBytes = engine.codec.encode(args);
+        } catch (AsymNvmException e) {
+            throw new AsymNvmException(e.errorCode(), "call of " + entry.signature() + " refused before anything "
+                    + "was logged: " + e.detail(), e);
+        }
+        if (argBytes.length > engine.maxArgumentBytes) {
+            throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
+                    + argBytes.length + " bytes, limit " + engine.maxArgumentBytes);
+        }
+        return argBytes;
+    }
+
+    @Override
+    public void handle(RetrySignal signal, CallPages callPages) {
+        switch (signal.reason) {
+            case PAGE_MISS -> {
+                if (signal.pages != null && signal.pages.length > 1) {
+                    engine.fetcher.fetchAll(signal.pages, callPages);
+                    return;
+                }
+                long token = engine.cache.fetchToken();
+                byte[] page = engine.fetcher.fetch(signal.pageIndex);
+                if (page != null) {
+                    callPages.keep(signal.pageIndex, page, token);
+                }
+            }
+            case NEED_SLAB -> engine.slabs.grantSlab();
+            case RING_FULL -> engine.shipper.awaitRingSpace();
+            default -> throw new IllegalStateException("unknown retry reason " + signal.reason);
+        }
+    }
+
+    // --- what LocklessReads sees of the engine ---
+
+    @Override
+    public PageCache cache() {
+        return engine.cache;
+    }
+
+    @Override
+    public void checkServing() {
+        engine.checkUsable();
+    }
+
+    @Override
+    public void awaitDurable(long txId) {
+        engine.commit.awaitDurable(txId);
+    }
+
+    @Override
+    public void countRetry() {
+        engine.retries.incrementAndGet();
+    }
+
+    @Override
+    public void countAbort() {
+        engine.aborts.incrementAndGet();
+    }
+}
