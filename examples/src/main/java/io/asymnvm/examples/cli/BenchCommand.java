@@ -8,7 +8,8 @@ import picocli.CommandLine.Spec;
 /** {@code asymnvm bench}: the group of measurements; it does nothing by itself. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measurements.",
         subcommands = {CommitBenchCommand.class, MapBenchCommand.class, PutsBenchCommand.class,
-                RecoveryBenchCommand.class, RestartBenchCommand.class})
+                RecoveryBenchCommand.class, RestartBenchCommand.class,
+                TatpBenchCommand.class, SmallBankBenchCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -1,0 +1,77 @@
+package io.asymnvm.examples.appbench;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.BackendNode;
+import io.asymnvm.examples.commit.FabricKind;
+import io.asymnvm.examples.support.ScratchDirectory;
+import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * A backend node on a scratch PM file (under {@code /dev/shm} when present) and one frontend (id 0) with a given
+ * page cache, over {@code local} or {@code tcp} (a free loopback port, with the node's credentials).
+ * {@link #close()} detaches, stops the node and deletes the scratch directory.
+ */
+public final class AppRig implements AutoCloseable {
+    private static final String HOST = "127.0.0.1";
+
+    private final Path directory;
+    private BackendNode node;
+    private AsymNvm nvm;
+
+    private AppRig(String prefix) {
+        this.directory = ScratchDirectory.create(prefix);
+    }
+
+    /** Starts a node of {@code pmBytes} and attaches frontend 0 with a page cache of {@code cacheBytes}. */
+    public static AppRig start(FabricKind fabric, long pmBytes, long cacheBytes, String prefix) {
+        Objects.requireNonNull(fabric, "fabric");
+        AppRig rig = new AppRig(prefix);
+        try {
+            rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
+                    .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());
+            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes)
+                    .credentials(rig.node.credentialsFile()).conclude();
+            rig.nvm = fabric == FabricKind.TCP ? AsymNvm.connect(HOST, rig.node.port(), 0, options)
+                    : AsymNvm.open(rig.node.localFabric(), 0, options);
+            return rig;
+        } catch (RuntimeException e) {
+            try {
+                rig.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    public AsymNvm nvm() {
+        return nvm;
+    }
+
+    /** Ships every redo batch and waits until the backend applied every committed transaction. */
+    public void drain() {
+        nvm.sync();
+        node.awaitReplayed();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (nvm != null) {
+                nvm.close();
+            }
+        } finally {
+            try {
+                if (node != null) {
+                    node.close();
+                }
+            } finally {
+                ScratchDirectory.delete(directory);
+            }
+        }
+    }
+}
