@@ -28,7 +28,7 @@ public final class SmallBankBench implements ReportWorkload {
     /** Bytes of PM and cache a customer's three rows take, roughly. */
     static final long BYTES_PER_ACCOUNT = 512;
     static final long REPORT_ACCOUNTS = 100_000;
-    static final long QUICK_ACCOUNTS = 2_000;
+    static final long QUICK_ACCOUNTS = 500;
 
     @Override
     public String name() {

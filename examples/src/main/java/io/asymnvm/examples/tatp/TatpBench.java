@@ -30,7 +30,7 @@ public final class TatpBench implements ReportWorkload {
     static final long BYTES_PER_SUBSCRIBER = 2048;
     /** Subscribers of the matrix's runs, quick or not. */
     static final long REPORT_SUBSCRIBERS = 100_000;
-    static final long QUICK_SUBSCRIBERS = 2_000;
+    static final long QUICK_SUBSCRIBERS = 500;
 
     @Override
     public String name() {
