@@ -52,7 +52,7 @@ public record AppBenchReport(String app, String fabric, int threads, double seco
         return m;
     }
 
-    /** One JSON object: the run, ops_per_s, p50_us, p99_us, the counts, per_type, then the checks (numbers and booleans). */
+    /** One JSON object: the run, ops_per_s, p50_us, p99_us, the counts, per_type, then the checks. */
     public String toJson() {
         ObjectNode o = Json.object()
                 .put("app", app)

@@ -19,7 +19,8 @@ public final class AppBenchOptions {
     FabricKind fabric;
 
     @Option(names = "--threads", defaultValue = "1",
-            description = "Threads running transactions (1.." + AppBenchConfig.MAX_THREADS + "). Default: ${DEFAULT-VALUE}.")
+            description = "Threads running transactions (1.." + AppBenchConfig.MAX_THREADS + "). "
+                    + "Default: ${DEFAULT-VALUE}.")
     int threads;
 
     @Option(names = "--seconds", defaultValue = "10",

@@ -2,6 +2,7 @@ package io.asymnvm.examples.mapbench;
 
 import io.asymnvm.examples.kv.KeyValueStore;
 import io.asymnvm.examples.kv.KeyValueStoreImpl;
+import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.tx.EngineStats;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
@@ -36,7 +37,7 @@ public final class MapBenchRun {
         MapBenchPhase structure;
         EngineStats delta;
         EngineStats loadDelta;
-        try (MapBenchRig rig = MapBenchRig.start(c.fabric(), c.pmBytes(), c.cacheBytes())) {
+        try (BenchRig rig = BenchRig.start(c.fabric(), c.pmBytes(), c.cacheBytes(), "asymnvm-bench-map-")) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, c.structure(), STRUCTURE_NAME));

@@ -31,7 +31,7 @@ public interface SmallBank {
     @PersistentTransaction
     long depositChecking(String name, long amount);
 
-    /** SendPayment: moves {@code amount} from customer 1's checking to customer 2's; aborts if it is short. Returns 0. */
+    /** SendPayment: moves {@code amount} from customer 1's checking to customer 2's; aborts if short. Returns 0. */
     @PersistentTransaction
     long sendPayment(String name1, String name2, long amount);
 

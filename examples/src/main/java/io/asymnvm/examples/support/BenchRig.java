@@ -1,9 +1,8 @@
-package io.asymnvm.examples.mapbench;
+package io.asymnvm.examples.support;
 
 import io.asymnvm.backend.BackendConfiguration;
 import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.commit.FabricKind;
-import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 
@@ -11,25 +10,27 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * A backend node on a scratch PM file of a given size (under {@code /dev/shm} when present) and one frontend
- * (id 0) with a given page cache, over {@code local} ({@code AsymNvm.open(node.localFabric(), ...)}) or
- * {@code tcp} (the node listens on a free loopback port, {@code AsymNvm.connect}). {@link #close()} detaches,
- * stops the node and deletes the scratch directory.
+ * The rig of the benchmarks that need one plain backend and frontend ({@code bench map}, {@code bench tatp},
+ * {@code bench smallbank}): a backend node on a scratch PM file (under {@code /dev/shm} when present) and one
+ * frontend (id 0) with a given page cache, over {@code local} or {@code tcp} (a free loopback port, with the node's
+ * credentials).
+ * {@link #close()} detaches, stops the node and deletes the scratch directory.
  */
-final class MapBenchRig implements AutoCloseable {
+public final class BenchRig implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
 
     private final Path directory;
     private BackendNode node;
     private AsymNvm nvm;
 
-    private MapBenchRig() {
-        this.directory = ScratchDirectory.create("asymnvm-bench-map-");
+    private BenchRig(String prefix) {
+        this.directory = ScratchDirectory.create(prefix);
     }
 
-    static MapBenchRig start(FabricKind fabric, long pmBytes, long cacheBytes) {
+    /** Starts a node of {@code pmBytes} and attaches frontend 0 with a page cache of {@code cacheBytes}. */
+    public static BenchRig start(FabricKind fabric, long pmBytes, long cacheBytes, String prefix) {
         Objects.requireNonNull(fabric, "fabric");
-        MapBenchRig rig = new MapBenchRig();
+        BenchRig rig = new BenchRig(prefix);
         try {
             rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
                     .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());
@@ -48,8 +49,14 @@ final class MapBenchRig implements AutoCloseable {
         }
     }
 
-    AsymNvm nvm() {
+    public AsymNvm nvm() {
         return nvm;
+    }
+
+    /** Ships every redo batch and waits until the backend applied every committed transaction. */
+    public void drain() {
+        nvm.sync();
+        node.awaitReplayed();
     }
 
     @Override
