@@ -1,7 +1,6 @@
 package io.asymnvm.examples.appbench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.asymnvm.examples.report.ReportResult;
 import io.asymnvm.examples.support.Json;
 import io.asymnvm.frontend.tx.EngineStats;
 
@@ -100,20 +99,5 @@ public record AppBenchReport(String app, String fabric, int threads, double seco
         }
         checks.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %s: %s%n", k, v)));
         return b.toString();
-    }
-
-    /** The run as a row of the comparison matrix; {@code extra} holds the counts, per-type counts and checks. */
-    public ReportResult toReportResult() {
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put(scaleName, scale);
-        extra.put("transactions", phase.transactions());
-        extra.put("aborts", aborts);
-        extra.put("user_aborts", phase.total(Outcome.USER_ABORT));
-        extra.put("not_found", phase.total(Outcome.NOT_FOUND));
-        extra.put("retries", retries);
-        extra.put("per_type", perType());
-        extra.putAll(checks);
-        return new ReportResult(app, fabric, threads, phase.opsPerSecond(), phase.p50Micros(), phase.p99Micros(),
-                extra);
     }
 }

@@ -1,8 +1,10 @@
 package io.asymnvm.examples.appbench;
 
 import io.asymnvm.examples.support.BenchRig;
+import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.tx.EngineStats;
 
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -17,12 +19,19 @@ public final class AppBenchRun {
     /** Runs {@code app} as {@code config} says, after checking its scale against {@code minScale}. */
     public static AppBenchReport run(Application app, long minScale, AppBenchConfig config,
                                      Consumer<String> progress) {
+        return run(app, minScale, config, ScratchDirectory.base(), progress);
+    }
+
+    /** As {@link #run(Application, long, AppBenchConfig, Consumer)}, the PM file inside {@code scratchParent}. */
+    public static AppBenchReport run(Application app, long minScale, AppBenchConfig config, Path scratchParent,
+                                     Consumer<String> progress) {
         Objects.requireNonNull(app, "app");
         Objects.requireNonNull(progress, "progress");
         config.requireScale(app.scaleName(), minScale);
         long scale = config.scale();
         try (BenchRig rig = BenchRig.start(config.fabric(), AppBenchConfig.pmBytes(scale, app.bytesPerUnit()),
-                AppBenchConfig.cacheBytes(scale, app.bytesPerUnit()), "asymnvm-bench-" + app.name() + "-")) {
+                AppBenchConfig.cacheBytes(scale, app.bytesPerUnit()), scratchParent,
+                "asymnvm-bench-" + app.name() + "-")) {
             progress.accept("populating " + scale + " " + app.scaleName());
             long loadStart = System.nanoTime();
             Application.Loaded loaded = app.load(rig.nvm(), scale, config.seed());

@@ -3,11 +3,10 @@ package io.asymnvm.examples.smallbank;
 import io.asymnvm.examples.appbench.AppBenchConfig;
 import io.asymnvm.examples.appbench.AppBenchReport;
 import io.asymnvm.examples.appbench.AppBenchRun;
+import io.asymnvm.examples.appbench.AppReportWorkload;
 import io.asymnvm.examples.appbench.Application;
 import io.asymnvm.examples.appbench.TransactionMix;
 import io.asymnvm.examples.commit.FabricKind;
-import io.asymnvm.examples.report.ReportResult;
-import io.asymnvm.examples.report.ReportRun;
 import io.asymnvm.examples.report.ReportWorkload;
 import io.asymnvm.frontend.AsymNvm;
 
@@ -18,16 +17,15 @@ import java.util.function.Consumer;
 /**
  * {@code bench smallbank}: opens {@code scale} customers ({@value #POPULATE_BATCH} per transaction), runs the mix
  * (see {@link AppBenchRun}), then checks that the bank's total money equals what it was populated with plus what
- * every committed call reported adding ({@code money_conserved}). Also the {@code smallbank} workload of the
- * comparison matrix, where a failed check is an exception.
+ * every committed call reported adding ({@code money_conserved}). The comparison
+ * matrix runs it through {@link io.asymnvm.examples.appbench.AppReportWorkload}, where a failed check is an
+ * exception.
  */
-public final class SmallBankBench implements ReportWorkload, Application {
+public final class SmallBankBench implements Application {
     public static final int POPULATE_BATCH = 64;
     public static final long MIN_ACCOUNTS = 2;
     /** Bytes of PM and cache a customer's three rows take, roughly. */
     static final long BYTES_PER_ACCOUNT = 512;
-    static final long REPORT_ACCOUNTS = 100_000;
-    static final long QUICK_ACCOUNTS = 500;
 
     @Override
     public String name() {
@@ -69,15 +67,9 @@ public final class SmallBankBench implements ReportWorkload, Application {
         };
     }
 
-    @Override
-    public ReportResult run(ReportRun run) {
-        AppBenchConfig config = new AppBenchConfig(FabricKind.parse(run.fabric()), run.threads(), run.seconds(),
-                run.quick() ? 0.2 : 2, run.quick() ? QUICK_ACCOUNTS : REPORT_ACCOUNTS, 42);
-        AppBenchReport report = run(config, line -> { });
-        if (!Boolean.TRUE.equals(report.checks().get("money_conserved"))) {
-            throw new IllegalStateException("SmallBank lost or made money: " + report.checks());
-        }
-        return report.toReportResult();
+    /** This application as a row of the comparison matrix over {@code fabric}. */
+    public static ReportWorkload reportWorkload(FabricKind fabric) {
+        return new AppReportWorkload(new SmallBankBench(), MIN_ACCOUNTS, fabric);
     }
 
     /** Runs one benchmark; {@code progress} receives a line per phase. */

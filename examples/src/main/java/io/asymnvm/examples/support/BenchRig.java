@@ -23,14 +23,19 @@ public final class BenchRig implements AutoCloseable {
     private BackendNode node;
     private AsymNvm nvm;
 
-    private BenchRig(String prefix) {
-        this.directory = ScratchDirectory.create(prefix);
+    private BenchRig(Path directory) {
+        this.directory = directory;
     }
 
     /** Starts a node of {@code pmBytes} and attaches frontend 0 with a page cache of {@code cacheBytes}. */
     public static BenchRig start(FabricKind fabric, long pmBytes, long cacheBytes, String prefix) {
+        return start(fabric, pmBytes, cacheBytes, ScratchDirectory.base(), prefix);
+    }
+
+    /** As {@link #start(FabricKind, long, long, String)}, the scratch directory made inside {@code parent}. */
+    public static BenchRig start(FabricKind fabric, long pmBytes, long cacheBytes, Path parent, String prefix) {
         Objects.requireNonNull(fabric, "fabric");
-        BenchRig rig = new BenchRig(prefix);
+        BenchRig rig = new BenchRig(ScratchDirectory.createIn(parent, prefix));
         try {
             rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
                     .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());

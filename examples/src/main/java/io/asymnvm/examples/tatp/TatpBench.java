@@ -3,11 +3,10 @@ package io.asymnvm.examples.tatp;
 import io.asymnvm.examples.appbench.AppBenchConfig;
 import io.asymnvm.examples.appbench.AppBenchReport;
 import io.asymnvm.examples.appbench.AppBenchRun;
+import io.asymnvm.examples.appbench.AppReportWorkload;
 import io.asymnvm.examples.appbench.Application;
 import io.asymnvm.examples.appbench.TransactionMix;
 import io.asymnvm.examples.commit.FabricKind;
-import io.asymnvm.examples.report.ReportResult;
-import io.asymnvm.examples.report.ReportRun;
 import io.asymnvm.examples.report.ReportWorkload;
 import io.asymnvm.frontend.AsymNvm;
 
@@ -17,19 +16,16 @@ import java.util.function.Consumer;
 
 /**
  * {@code bench tatp}: populates {@code scale} subscribers ({@value #POPULATE_BATCH} per transaction), runs the mix
- * (see {@link AppBenchRun}), and reports throughput, latency, the per-type counts and the rows after the run. Also
- * the {@code tatp} workload of the comparison matrix.
+ * (see {@link AppBenchRun}), and reports throughput, latency, the per-type counts and the rows after the run. The
+ * comparison matrix runs it through {@link io.asymnvm.examples.appbench.AppReportWorkload}.
  */
-public final class TatpBench implements ReportWorkload, Application {
+public final class TatpBench implements Application {
     /** Subscribers populated per transaction. */
     public static final int POPULATE_BATCH = 32;
     /** Smallest population (the non-uniform draw needs a few subscribers to mean anything). */
     public static final long MIN_SUBSCRIBERS = 10;
     /** Bytes of PM and cache a subscriber's rows take, roughly (about ten rows with their slots and headers). */
     static final long BYTES_PER_SUBSCRIBER = 2048;
-    /** Subscribers of the matrix's runs, quick or not. */
-    static final long REPORT_SUBSCRIBERS = 100_000;
-    static final long QUICK_SUBSCRIBERS = 500;
 
     @Override
     public String name() {
@@ -68,11 +64,9 @@ public final class TatpBench implements ReportWorkload, Application {
         };
     }
 
-    @Override
-    public ReportResult run(ReportRun run) {
-        AppBenchConfig config = new AppBenchConfig(FabricKind.parse(run.fabric()), run.threads(), run.seconds(),
-                run.quick() ? 0.2 : 2, run.quick() ? QUICK_SUBSCRIBERS : REPORT_SUBSCRIBERS, 42);
-        return run(config, line -> { }).toReportResult();
+    /** This application as a row of the comparison matrix over {@code fabric}. */
+    public static ReportWorkload reportWorkload(FabricKind fabric) {
+        return new AppReportWorkload(new TatpBench(), MIN_SUBSCRIBERS, fabric);
     }
 
     /** Runs one benchmark; {@code progress} receives a line per phase. */
