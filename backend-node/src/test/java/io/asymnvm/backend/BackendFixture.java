@@ -11,14 +11,11 @@ import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RedoBatchLayout;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.testsupport.PmFiles;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -144,44 +141,26 @@ public final class BackendFixture {
         return b;
     }
 
+    // PM file reading and patching: one implementation in test-support (PmFiles), the names kept for this module
+
     public static byte[] readFile(Path file, long offset, int length) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(length);
-            while (b.hasRemaining() && ch.read(b, offset + b.position()) > 0) {
-                // read fully
-            }
-            return b.array();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return PmFiles.read(file, offset, length);
     }
 
     public static void patchFile(Path file, long offset, byte[] bytes) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b, offset + b.position());
-            }
-            ch.force(true);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        PmFiles.patch(file, offset, bytes);
     }
 
     public static void patchInt(Path file, long offset, int value) {
-        patchFile(file, offset, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array());
+        PmFiles.patchInt(file, offset, value);
     }
 
     public static int readInt(Path file, long offset) {
-        return ByteBuffer.wrap(readFile(file, offset, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        return PmFiles.readInt(file, offset);
     }
 
     /** XORs one byte of the file; returns the original value. */
     public static byte flipByte(Path file, long offset) {
-        byte[] b = readFile(file, offset, 1);
-        byte original = b[0];
-        b[0] ^= 0x5A;
-        patchFile(file, offset, b);
-        return original;
+        return PmFiles.flipByte(file, offset);
     }
 }

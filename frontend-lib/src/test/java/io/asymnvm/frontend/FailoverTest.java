@@ -6,6 +6,7 @@ import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package io.asymnvm.frontend;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.SemanticRecordLayout;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

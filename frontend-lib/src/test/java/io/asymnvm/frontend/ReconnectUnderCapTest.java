@@ -1,6 +1,7 @@
 package io.asymnvm.frontend;
 
 import io.asymnvm.core.fabric.tcp.TcpServerLimits;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.TransactionEngine;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

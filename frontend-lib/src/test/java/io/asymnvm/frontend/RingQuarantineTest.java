@@ -17,6 +17,8 @@ import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingScanner;
+import io.asymnvm.testsupport.Conditions;
+import io.asymnvm.testsupport.PmFiles;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,7 +26,6 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,8 +87,9 @@ class RingQuarantineTest {
             int port = backend.node().port();
             backend.stop();
 
-            flipByte(file, damagedAt + SemanticRecordLayout.HEADER_LENGTH); // offline, in the record's arguments
-            byte[] ringBefore = readRange(file, ringAt, ringLength);
+            // offline, in the record's arguments
+            PmFiles.flipByte(file, damagedAt + SemanticRecordLayout.HEADER_LENGTH);
+            byte[] ringBefore = PmFiles.read(file, ringAt, ringLength);
 
             backend.startAgain(port);
             try (AsymNvm other = backend.open(2, FrontendOptions.defaults())) {
@@ -115,7 +117,7 @@ class RingQuarantineTest {
                 assertTrue(f2.path("applied_tx").asLong() > 0, status.toString());
             }
             backend.stop();
-            assertArrayEquals(ringBefore, readRange(file, ringAt, ringLength),
+            assertArrayEquals(ringBefore, PmFiles.read(file, ringAt, ringLength),
                     "the damaged ring is neither truncated nor rewritten");
 
             InspectReport report = InspectTool.inspect(file);
@@ -214,7 +216,7 @@ class RingQuarantineTest {
             List<Long> positions = new ArrayList<>();
             RingScanner.scan(log.semanticReader(), log.checkpoint().semHead(), 0, e -> positions.add(e.position()));
             long damagedAt = log.semanticReader().offsetOf(positions.get(1));
-            flipByte(dir.resolve("backend.pm"), damagedAt + SemanticRecordLayout.HEADER_LENGTH);
+            PmFiles.flipByte(dir.resolve("backend.pm"), damagedAt + SemanticRecordLayout.HEADER_LENGTH);
             // the backend finds the damage as an attach would (while the victim runs): it quarantines frontend 1
             AsymNvmException found = assertThrows(AsymNvmException.class, log::scanSemantic);
             assertEquals(ErrorCode.RING_CORRUPT, found.errorCode(), found.getMessage());
@@ -281,23 +283,5 @@ class RingQuarantineTest {
             }
         }
         throw new AssertionError("frontend " + id + " not in status " + status);
-    }
-
-    private static void flipByte(Path file, long offset) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(offset);
-            int b = f.read();
-            f.seek(offset);
-            f.write(b ^ 0x5A);
-        }
-    }
-
-    private static byte[] readRange(Path file, long offset, int length) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-            byte[] b = new byte[length];
-            f.seek(offset);
-            f.readFully(b);
-            return b;
-        }
     }
 }

@@ -3,6 +3,7 @@ package io.asymnvm.frontend;
 import io.asymnvm.core.fabric.FabricCounters;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.frontend.tx.EngineStats;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -8,6 +8,7 @@ import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.frontend.RandomizedTransactionTest.Blocks;
 import io.asymnvm.frontend.RandomizedTransactionTest.BlocksImpl;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

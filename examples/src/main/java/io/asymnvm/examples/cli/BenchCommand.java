@@ -9,7 +9,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measurements.",
         subcommands = {CommitBenchCommand.class, MapBenchCommand.class, PutsBenchCommand.class,
                 RecoveryBenchCommand.class, RestartBenchCommand.class,
-                ReportBenchCommand.class})
+                ReportBenchCommand.class, TatpBenchCommand.class, SmallBankBenchCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -2,6 +2,7 @@ package io.asymnvm.examples.mapbench;
 
 import io.asymnvm.examples.kv.KeyValueStore;
 import io.asymnvm.examples.kv.KeyValueStoreImpl;
+import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.RunCounts;
@@ -38,7 +39,7 @@ public final class MapBenchRun {
         EngineStats delta;
         EngineStats loadDelta;
         RunCounts.Snapshot runs;
-        try (MapBenchRig rig = MapBenchRig.start(c.fabric(), c.mode(), c.pmBytes(), c.cacheBytes())) {
+        try (BenchRig rig = BenchRig.start(c.fabric(), c.mode(), c.pmBytes(), c.cacheBytes(), "asymnvm-bench-map-")) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, c.structure(), STRUCTURE_NAME));

@@ -7,6 +7,7 @@ import io.asymnvm.examples.kv.StructureKind;
 import io.asymnvm.examples.report.ReportResult;
 import io.asymnvm.examples.report.ReportRun;
 import io.asymnvm.examples.report.ReportWorkload;
+import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.ExecutionMode;
 import io.asymnvm.frontend.tx.EngineStats;
@@ -69,8 +70,8 @@ public final class MapReportWorkload implements ReportWorkload {
         if (!persistent) {
             return measure(driver, keys, MapTarget.baseline(structure), run, null);
         }
-        try (MapBenchRig rig = MapBenchRig.start(fabric, mode, MapBenchConfig.defaultPmBytes(run.records(),
-                VALUE_BYTES), MapBenchConfig.defaultCacheBytes(run.records(), VALUE_BYTES))) {
+        try (BenchRig rig = BenchRig.start(fabric, mode, MapBenchConfig.defaultPmBytes(run.records(), VALUE_BYTES),
+                MapBenchConfig.defaultCacheBytes(run.records(), VALUE_BYTES), "asymnvm-bench-report-")) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
                     new KeyValueStoreImpl(nvm, structure, MapBenchRun.STRUCTURE_NAME));

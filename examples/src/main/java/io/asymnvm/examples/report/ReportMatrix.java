@@ -129,7 +129,10 @@ public final class ReportMatrix {
      * {@code out.add(app(sizes, new TatpReportWorkload()));}.
      */
     private static void applications(List<ReportEntry> out, Sizes sizes) {
-        // one line per application: out.add(app(sizes, new SomeReportWorkload(...)));
+        for (FabricKind fabric : FabricKind.values()) {
+            out.add(app(sizes, io.asymnvm.examples.tatp.TatpBench.reportWorkload(fabric)));
+            out.add(app(sizes, io.asymnvm.examples.smallbank.SmallBankBench.reportWorkload(fabric)));
+        }
     }
 
     /** An application row: the run's seconds and warm-up, one thread, the map rows' data set size. */

@@ -9,6 +9,7 @@ import io.asymnvm.examples.bank.Bank;
 import io.asymnvm.examples.bank.BankImpl;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.testsupport.PmFiles;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +21,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,8 +131,9 @@ class InspectToolTest {
         crashedImage();
         InspectReport.Ring sem = InspectTool.inspect(pm()).frontends().get(0).semantic();
         long first = sem.offset() + Math.floorMod(sem.head(), sem.capacity());
-        long second = first + LogRecordLayout.alignedLength(readInt(pm(), first + LogRecordLayout.LENGTH_OFFSET));
-        flipByte(pm(), second + SemanticRecordLayout.HEADER_LENGTH);
+        long second = first
+                + LogRecordLayout.alignedLength(PmFiles.readInt(pm(), first + LogRecordLayout.LENGTH_OFFSET));
+        PmFiles.flipByte(pm(), second + SemanticRecordLayout.HEADER_LENGTH);
         long crcBefore = crc(pm());
 
         assertEquals(1, inspect(pm()), out + "\n" + err);
@@ -218,24 +219,6 @@ class InspectToolTest {
             return c.getValue();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static int readInt(Path file, long offset) throws IOException {
-        try (FileChannel ch = FileChannel.open(file)) {
-            ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            ch.read(b, offset);
-            return b.getInt(0);
-        }
-    }
-
-    private static void flipByte(Path file, long offset) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.allocate(1);
-            ch.read(b, offset);
-            b.put(0, (byte) (b.get(0) ^ 0x5A));
-            b.rewind();
-            ch.write(b, offset);
         }
     }
 }

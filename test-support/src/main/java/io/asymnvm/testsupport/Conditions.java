@@ -1,4 +1,4 @@
-package io.asymnvm.frontend;
+package io.asymnvm.testsupport;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -9,16 +9,17 @@ import java.util.function.Supplier;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** Waiting on conditions with a deadline (never a fixed sleep). */
-final class Conditions {
+public final class Conditions {
     private Conditions() {
     }
 
     /** Polls {@code condition} every 200 us until it holds; fails naming {@code what} after {@code timeout}. */
-    static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
+    public static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
         awaitTrue(what, timeout, condition, () -> "");
     }
 
-    static void awaitTrue(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
+    /** As {@link #awaitTrue(String, Duration, BooleanSupplier)}, the failure adding {@code state}'s description. */
+    public static void awaitTrue(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
