@@ -247,7 +247,8 @@ public final class MirrorShipper implements AutoCloseable {
         }
         copyBase = base;
         long heap = sb.slabCount() * sb.slabSize();
-        for (long off = 0; off < heap && running; off += chunk) {
+        for (long off = 0; off < heap; off += chunk) {
+            requireRunning("the image copy stopped at heap offset " + off + " of " + heap);
             int n = (int) Math.min(chunk, heap - off);
             byte[] b = region.read(sb.heapOffset() + off, n);
             c.write(RegionIds.HEAP, off, b, 0, n);
@@ -258,6 +259,7 @@ public final class MirrorShipper implements AutoCloseable {
         }
         shipOnce(c, false);
         c.flush(0, false).await();
+        requireRunning("the image copy of " + heap + " heap bytes ended");
         long[][] entries = new long[logs.length][];
         for (int f = 0; f < logs.length; f++) {
             entries[f] = new long[] {c0[f].appliedTxId(), c0[f].redoHead(), c0[f].semHead(),
@@ -268,6 +270,21 @@ public final class MirrorShipper implements AutoCloseable {
         sendShipped(c, shipped.clone(), drainSlabEvents()); // what was streamed during the copy may now be applied
         copies.incrementAndGet();
         LOG.info("mirror {}: image copy of {} heap bytes complete, streaming redo", name, heap);
+    }
+
+    /**
+     * Refuses to go on once {@link #close} was called. The copy must never end with COPY_DONE after a close: the
+     * loop used to stop copying at {@code running == false} and still send COPY_DONE, so a shipper closed while it
+     * copied (its backend closed or lost, the mirror removed) told the mirror its copy was complete with part of
+     * the heap (or none of it) written, and the mirror declared itself in sync on that heap. Found by
+     * MirrorPowerFailureTest#lateJoinOfAMirrorTheFrontendAlreadyUses: the backend's power cut while the copy
+     * began, the rig closed the backend, the mirror was promoted with a zero root word.
+     */
+    private void requireRunning(String where) {
+        if (!running) {
+            throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "shipping to mirror " + name + " was stopped: "
+                    + where + "; COPY_DONE not sent, the mirror stays catching up");
+        }
     }
 
     private static int stateOf(byte[] reply) {
