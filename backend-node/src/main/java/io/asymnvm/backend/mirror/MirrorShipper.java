@@ -81,6 +81,7 @@ public final class MirrorShipper implements AutoCloseable {
     private final java.util.concurrent.ConcurrentLinkedQueue<long[]> slabEvents =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
+    private long[] reportedEpochs;
     private Thread thread;
 
     MirrorShipper(String name, Fabric fabric, PersistentRegion region, Superblock sb, FrontendLog[] logs,
@@ -193,9 +194,11 @@ public final class MirrorShipper implements AutoCloseable {
         phase = Phase.STREAMING;
         long lagReadAt = 0;
         while (running) {
+            reportFrontends(c, false);
             if (!shipOnce(c, true)) {
                 if (System.nanoTime() - lagReadAt > LAG_READ_NANOS) {
                     readMirrorApplied(c); // the lag counters follow the mirror's replay while idle too
+                    reportFrontends(c, true); // and its state: a frontend's MIRROR_POSTING may have completed it
                     lagReadAt = System.nanoTime();
                 }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
@@ -260,6 +263,7 @@ public final class MirrorShipper implements AutoCloseable {
         shipOnce(c, false);
         c.flush(0, false).await();
         requireRunning("the image copy of " + heap + " heap bytes ended");
+        reportFrontends(c, true); // before COPY_DONE: the mirror is never in sync without knowing them
         long[][] entries = new long[logs.length][];
         for (int f = 0; f < logs.length; f++) {
             entries[f] = new long[] {c0[f].appliedTxId(), c0[f].redoHead(), c0[f].semHead(),
@@ -284,6 +288,22 @@ public final class MirrorShipper implements AutoCloseable {
         if (!running) {
             throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "shipping to mirror " + name + " was stopped: "
                     + where + "; COPY_DONE not sent, the mirror stays catching up");
+        }
+    }
+
+    /**
+     * REPLICATE FRONTENDS: tells the mirror which frontends are attached here and under which attach epoch (it
+     * is in sync only once each of them declared it SYNC, see MirrorReplayGate); sent when {@code always} or
+     * when an epoch changed since the last report.
+     */
+    private void reportFrontends(FabricConnection c, boolean always) {
+        long[] epochs = new long[logs.length];
+        for (int f = 0; f < logs.length; f++) {
+            epochs[f] = logs[f].attachedEpoch();
+        }
+        if (always || !Arrays.equals(epochs, reportedEpochs)) {
+            mirrorState = stateOf(c.call(ReplicationLayout.frontends(epochs)).await().bytes());
+            reportedEpochs = epochs;
         }
     }
 

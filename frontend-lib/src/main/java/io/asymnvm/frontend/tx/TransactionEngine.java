@@ -141,9 +141,12 @@ public final class TransactionEngine implements AutoCloseable {
     private final AtomicLong verifyReads = new AtomicLong();
 
     // --- SYNC mirrors and failover (issue 9); mirrors is null without mirrors ---
-    private final MirrorLinks mirrors;
+    /** Null until the first mirror (at open or {@link #addMirror}); then never null again. */
+    private volatile MirrorLinks mirrors;
     /** Where semantic records go: the backend's link, or the backend and every mirror. */
-    private final RingWriter semWriter;
+    private volatile RingWriter semWriter;
+    /** The backend's first attach reply: image and geometry a mirror added later must match. */
+    private final AttachReply backendAttach;
     private final Failover failover;
     private MirrorLinks.Flush inflightMirrors;
     /** The oldest checkpoint over the backend and every mirror: ring space is released up to it. */
@@ -188,6 +191,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.codec = new ArgumentCodec(registry.argumentClasses());
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
+        this.backendAttach = r;
         if (mirrors != null && !mirrors.isEmpty()) {
             try {
                 mirrors.open(r, link.endpoint());
@@ -236,6 +240,9 @@ public final class TransactionEngine implements AutoCloseable {
         this.agent = new Thread(this::agentLoop, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
         agent.start();
+        if (!recovering) {
+            declareMirrors(); // nothing of this incarnation is posted yet: every record will go to every mirror
+        }
     }
 
     PageCache cache() {
@@ -592,6 +599,7 @@ public final class TransactionEngine implements AutoCloseable {
         }
         awaitDurable(posted.txId(), controlRoundTrips);
         pendingRecovery = null;
+        declareMirrors(); // the re-executed records are durable on every mirror now
         RecoveryReport report = new RecoveryReport(replayed, first, last,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         lastRecovery = report;
@@ -1169,6 +1177,7 @@ public final class TransactionEngine implements AutoCloseable {
             } finally {
                 exec.unlock();
             }
+            declareMirrors(); // a new backend attach epoch: the mirrors count this frontend under it again
         }
     }
 
@@ -1496,6 +1505,7 @@ public final class TransactionEngine implements AutoCloseable {
                     + ": " + e.detail(), e);
         }
         long start = System.nanoTime();
+        long repostedFrom;
         // flushLock only while reconnecting: transactions keep executing and posting (their records are retained
         // and re-posted below), but no FLUSH can stamp the new session before the re-post
         synchronized (flushLock) {
@@ -1526,6 +1536,7 @@ public final class TransactionEngine implements AutoCloseable {
                 inflight = null;
                 inflightMirrors = null;
                 m.learn(r.appliedTxId(), r.semHead(), r.redoHead());
+                repostedFrom = semRing.firstRetained();
                 int n = semRing.repost(m.link());
                 releaseAtMin();
                 LOG.info("frontend {} reconnected SYNC mirror {} and re-posted {} semantic records", frontendId,
@@ -1533,6 +1544,7 @@ public final class TransactionEngine implements AutoCloseable {
             } finally {
                 exec.unlock();
             }
+            MirrorAdd.flushAndDeclare(m, repostedFrom, posted.semEnd(), link.attachEpoch(), releasedTxId);
         }
     }
 
@@ -1654,6 +1666,96 @@ public final class TransactionEngine implements AutoCloseable {
         }
         m.link().close();
         LOG.warn("frontend {} dropped SYNC mirror {}; in sync now: {}", frontendId, endpoint, e.mirrors.endpoints());
+    }
+
+    /**
+     * Adds the SYNC mirror reached through {@code mirrorLink} while this frontend runs (issue 9): attaches to it
+     * (checked like a mirror given at open), then, under {@code flushLock} and the execution lock, so that no
+     * commit is posted in between, re-posts every retained semantic record at its ring position and adds it to
+     * the set the semantic writer posts to; then FLUSHes it and declares it SYNC (MIRROR_POSTING), after which
+     * commits are acknowledged only once durable on it too. See {@link MirrorAdd}.
+     */
+    public void addMirror(BackendLink mirrorLink) {
+        MirrorAdd.add(current(), mirrorLink);
+    }
+
+    /** {@link MirrorAdd}'s view of this engine's locks, rings and mirror set. */
+    final class MirrorAddView {
+        /** Where the records {@link #addAndRepost} re-posted start in the ring. */
+        private long repostStart;
+
+        private MirrorAddView() {
+        }
+
+        long repostStart() {
+            return repostStart;
+        }
+
+        Object flushLock() {
+            return flushLock;
+        }
+
+        ReentrantLock exec() {
+            return exec;
+        }
+
+        void checkUsable() {
+            TransactionEngine.this.checkUsable();
+        }
+
+        /** Under both locks: adds {@code m} to the mirror set (creating it) and re-posts the retained records. */
+        MirrorLinks.Mirror addAndRepost(BackendLink l, AttachReply reply) {
+            MirrorLinks ms = mirrors;
+            if (ms == null) {
+                ms = new MirrorLinks(List.of(), false);
+            }
+            MirrorLinks.Mirror m = ms.add(l, reply, backendAttach, link.endpoint());
+            if (mirrors == null) {
+                mirrors = ms;
+                semWriter = ms.semanticWriter(link);
+            }
+            repostStart = semRing.firstRetained();
+            int n = semRing.repost(l);
+            inflight = null; // FLUSHes posted before the add do not cover the mirror
+            inflightMirrors = null;
+            LOG.info("frontend {} added SYNC mirror {} and re-posted {} semantic records", frontendId, l.endpoint(),
+                    n);
+            return m;
+        }
+
+        long semEnd() {
+            return posted.semEnd();
+        }
+
+        long releasedTxId() {
+            return releasedTxId;
+        }
+
+        long backendAttachEpoch() {
+            return link.attachEpoch();
+        }
+
+        int frontendId() {
+            return frontendId;
+        }
+
+        void releaseAtMin() {
+            TransactionEngine.this.releaseAtMin();
+        }
+    }
+
+    MirrorAddView mirrorAddView() {
+        return new MirrorAddView();
+    }
+
+    /** Declares every mirror SYNC under the backend attach epoch (MIRROR_POSTING); see {@link MirrorAdd}. */
+    private void declareMirrors() {
+        MirrorLinks ms = mirrors;
+        if (ms != null) {
+            for (MirrorLinks.Mirror m : ms.active()) {
+                MirrorLinks.declare(m, link.attachEpoch(), releasedTxId);
+            }
+        }
     }
 
     /** The endpoints of the SYNC mirrors in sync now (empty without mirrors). */
