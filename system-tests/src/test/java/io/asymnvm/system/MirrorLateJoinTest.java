@@ -164,6 +164,13 @@ class MirrorLateJoinTest {
             boolean closed = false;
             try (MirrorNode mirror = startMirrorThatTheFrontendDoesNotKnow(backend)) {
                 String m1 = "127.0.0.1:" + mirror.port();
+                IllegalArgumentException own = assertThrows(IllegalArgumentException.class,
+                        () -> a.addMirror("127.0.0.1:" + backend.port()));
+                assertTrue(own.getMessage().contains("frontend 0's backend"), own.getMessage());
+                IllegalArgumentException malformed = assertThrows(IllegalArgumentException.class,
+                        () -> a.addMirror("127.0.0.1"));
+                assertTrue(malformed.getMessage().contains("'127.0.0.1' is not host:port"), malformed.getMessage());
+                assertEquals(List.of(), a.mirrors(), "refused adds change nothing");
                 a.addMirror(m1);
                 for (int i = 0; i < 50; i++) {
                     accountsA.transfer(i % 8, (i + 1) % 8, 1);

@@ -42,6 +42,12 @@ final class MirrorAdd {
             throw new IllegalArgumentException("mirror link of frontend " + mirrorLink.frontendId()
                     + " given to frontend " + e.frontendId());
         }
+        String backend = e.backendEndpoint();
+        if (backend.equals(mirrorLink.endpoint()) || backend.endsWith(" " + mirrorLink.endpoint())) {
+            // attaching there as this frontend would fence the frontend's own session on its backend
+            throw new IllegalArgumentException("mirror " + mirrorLink.endpoint() + " is frontend " + e.frontendId()
+                    + "'s backend (" + backend + "), not a mirror of it");
+        }
         if (engine.mirrorEndpoints().contains(mirrorLink.endpoint())) { // before attaching: it would fence ours
             throw new IllegalArgumentException("mirror " + mirrorLink.endpoint() + " is already a SYNC mirror of "
                     + "frontend " + e.frontendId() + " (in sync: " + engine.mirrorEndpoints() + ")");

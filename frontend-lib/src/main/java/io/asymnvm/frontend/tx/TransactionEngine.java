@@ -1739,6 +1739,10 @@ public final class TransactionEngine implements AutoCloseable {
             return frontendId;
         }
 
+        String backendEndpoint() {
+            return link.endpoint();
+        }
+
         void releaseAtMin() {
             TransactionEngine.this.releaseAtMin();
         }
