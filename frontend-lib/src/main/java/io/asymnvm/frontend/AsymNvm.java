@@ -54,14 +54,22 @@ public final class AsymNvm implements AutoCloseable {
     /** SYNC mirrors' fabrics this frontend owns (closed with it); empty without mirrors. */
     private final List<Fabric> ownedMirrorFabrics;
 
+    // ---- SYNC mirrors added at run time (issue 9, addMirror) ----
+    private final FrontendOptions options;
+    private final EpochFence fence;
+    /** Fabrics of mirrors added by endpoint at run time (owned, closed with this frontend). */
+    private final List<Fabric> addedMirrorFabrics = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private AsymNvm(Fabric fabric, int frontendId, FrontendOptions options, EmbeddedBackend embedded,
                     boolean ownsFabric) {
+        this.options = options;
         this.fabric = fabric;
         this.embedded = embedded;
         this.ownsFabric = ownsFabric;
         this.ownedMirrorFabrics = List.of();
         this.registry = new MethodRegistry(frontendId);
         EpochFence fence = new EpochFence(); // refuses a node older than the epoch seen, or a mirror, as backend
+        this.fence = fence;
         this.engine = new TransactionEngine(new BackendLink(fabric, frontendId, options.reconnectTimeoutMillis(),
                 embedded == null ? secretOf(options, frontendId) : null, "backend", fence, false),
                 null, options, registry, new Failover(fence));
@@ -79,6 +87,7 @@ public final class AsymNvm implements AutoCloseable {
     private AsymNvm(Fabric fabric, String backendName, List<Fabric> mirrors, List<String> mirrorNames,
                     int syncCount, boolean acceptStandIns, int frontendId, FrontendOptions options,
                     boolean ownsFabrics) {
+        this.options = options;
         this.fabric = fabric;
         this.embedded = null;
         this.ownsFabric = ownsFabrics;
@@ -86,6 +95,7 @@ public final class AsymNvm implements AutoCloseable {
         this.registry = new MethodRegistry(frontendId);
         byte[] secret = secretOf(options, frontendId);
         EpochFence fence = new EpochFence();
+        this.fence = fence;
         List<BackendLink> links = new ArrayList<>();
         for (int i = 0; i < mirrors.size(); i++) {
             links.add(new BackendLink(mirrors.get(i), frontendId, options.mirrorReconnectTimeoutMillis(), secret,
@@ -290,6 +300,32 @@ public final class AsymNvm implements AutoCloseable {
      */
     public void dropMirror(String endpoint) {
         engine.current().dropMirror(endpoint);
+    }
+
+    /**
+     * Adds the SYNC mirror at {@code endpoint} ("host:port", reached over the backend's fabric) while this frontend
+     * runs (issue 9): it is attached and checked as at open, every retained semantic record is re-posted to it and
+     * FLUSHed, and every later commit is durable on it before it is acknowledged. The frontend then declares the
+     * mirror SYNC to it, which the mirror needs from every frontend attached to its backend before it reports in
+     * sync (and before it may be promoted). Refused with the errors of open, or if it is already a mirror here.
+     */
+    public void addMirror(String endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        Fabric f = openFabric(fabric.name(), endpoint, options);
+        addedMirrorFabrics.add(f);
+        try {
+            addMirror(f, endpoint);
+        } catch (RuntimeException e) {
+            addedMirrorFabrics.remove(f);
+            f.close();
+            throw e;
+        }
+    }
+
+    /** As {@link #addMirror(String)} over a fabric the caller keeps; {@code name} names it for dropMirror. */
+    public void addMirror(Fabric mirror, String name) {
+        engine.current().addMirror(new BackendLink(mirror, frontendId(), options.mirrorReconnectTimeoutMillis(),
+                secretOf(options, frontendId()), name, fence, true));
     }
 
     /** The SYNC mirrors in sync now, by name (empty without mirrors). */
@@ -545,6 +581,7 @@ public final class AsymNvm implements AutoCloseable {
             fabric.close();
         }
         ownedMirrorFabrics.forEach(Fabric::close);
+        addedMirrorFabrics.forEach(Fabric::close);
     }
 
     /** Drops the frontend without flushing or detaching, as a crash of its process would (tests, drills). */

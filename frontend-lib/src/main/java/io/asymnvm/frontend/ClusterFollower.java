@@ -15,18 +15,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A frontend following the cluster configuration (issue 9; {@link AsymNvm#connectCluster}). Policy:
  * <ul>
- *   <li>A SYNC mirror this frontend posts to that the configuration no longer lists as an in-sync SYNC mirror (the
- *       backend dropped it after its lease lapsed, or set it back to catching up) is dropped with
- *       {@link AsymNvm#dropMirror}. Until then commits wait for it: a SYNC mirror is never skipped silently.
+ *   <li>A SYNC mirror this frontend posts to that the configuration no longer lists as a SYNC mirror (the backend
+ *       dropped it after its lease lapsed) is dropped with {@link AsymNvm#dropMirror}. Until then commits wait for
+ *       it: a SYNC mirror is never skipped silently. One set back to catching up stays: it is still posted to.
  *   <li>A new backend epoch needs nothing here: the configuration's new backend is one of this frontend's SYNC
- *       or watched ASYNC mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches
- *       until one answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
+ *       mirrors (only an in-sync mirror is promoted), which the engine's failover path re-attaches until one
+ *       answers as the backend of a newer epoch. The configuration's backend is therefore never dropped.
+ *   <li>A SYNC mirror the configuration lists (catching up or in sync) that this frontend does not post to yet is
+ *       added with {@link AsymNvm#addMirror(String)}: its retained records are re-posted there and every later
+ *       commit waits for it too, and the frontend declares it SYNC to the mirror, which needs that declaration from
+ *       every frontend attached to its backend before it reports in sync (issue 9, a mirror joining while
+ *       frontends run). Symmetrically, one that the configuration no longer lists is dropped.
  *   <li>An ASYNC mirror (watched, never posted to) is dropped the same way when the configuration stops listing it
  *       in sync (e.g. past its lag bound): from then on ring space is no longer held for it.
- *   <li>A mirror that became in sync after this frontend connected is not posted to (logged once): it covers the
- *       frontends that connect after it. Reconnect (close, then {@code connectCluster}) to include it.
  * </ul>
- * Watch calls arrive on a Curator thread; {@link #close()} ends the watch and the ZooKeeper session.
+ * Watch calls arrive on a Curator thread and are applied on this follower's own thread (an add attaches and
+ * FLUSHes); {@link #close()} ends the watch, that thread and the ZooKeeper session.
  */
 final class ClusterFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterFollower.class);
@@ -34,6 +38,12 @@ final class ClusterFollower implements AutoCloseable {
     private final ClusterSession session;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     private volatile ClusterStore.Watch watch;
+    private final java.util.concurrent.ExecutorService applier =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "asymnvm-cluster-follower");
+                t.setDaemon(true);
+                return t;
+            });
 
     ClusterFollower(ClusterSession session) {
         this.session = session;
@@ -51,20 +61,31 @@ final class ClusterFollower implements AutoCloseable {
                 .map(m -> m.node().address()).toList();
     }
 
+    /** Every SYNC mirror the configuration lists, catching up or in sync, as {@code host:port}. */
+    static List<String> listedSyncMirrors(ClusterConfig c) {
+        return c.mirrors().stream().filter(m -> m.mode() == ReplicationMode.SYNC)
+                .map(m -> m.node().address()).toList();
+    }
+
     void follow(AsymNvm nvm) {
-        watch = session.store().watch(c -> apply(nvm, c));
+        watch = session.store().watch(c -> {
+            try {
+                applier.execute(() -> apply(nvm, c));
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the follower closed
+            }
+        });
     }
 
     private void apply(AsymNvm nvm, ClusterConfig c) {
-        List<String> inSync = syncMirrors(c);
-        List<String> keep = new java.util.ArrayList<>(inSync);
-        keep.addAll(asyncMirrors(c)); // an ASYNC mirror past its lag bound is CATCHING_UP: dropped, ring released
+        List<String> listed = new java.util.ArrayList<>(listedSyncMirrors(c));
+        listed.addAll(asyncMirrors(c)); // an ASYNC mirror past its lag bound is CATCHING_UP: dropped, ring released
         String backend = c.backend().address();
         for (String m : nvm.mirrors()) {
-            if (!m.equals(backend) && !keep.contains(m)) {
+            if (!m.equals(backend) && !listed.contains(m)) {
                 try {
                     nvm.dropMirror(m);
-                    LOG.warn("frontend {}: SYNC mirror {} left the in-sync set of epoch {}: dropped",
+                    LOG.warn("frontend {}: SYNC mirror {} left the configuration of epoch {}: dropped",
                             nvm.frontendId(), m, c.epoch());
                 } catch (RuntimeException e) {
                     LOG.debug("frontend {}: mirror {} already gone: {}", nvm.frontendId(), m, e.getMessage());
@@ -73,9 +94,19 @@ final class ClusterFollower implements AutoCloseable {
         }
         for (MirrorInfo m : c.mirrors()) {
             String a = m.node().address();
-            if (inSync.contains(a) && !nvm.mirrors().contains(a) && !a.equals(backend) && warned.add(a)) {
-                LOG.info("frontend {}: mirror {} is in sync since this frontend connected; reconnect to post to it",
-                        nvm.frontendId(), m.node());
+            // SYNC only: an ASYNC mirror is never posted to, and one that joins later is not watched (reconnect)
+            if (m.mode() == ReplicationMode.SYNC && !a.equals(backend) && !nvm.mirrors().contains(a)) {
+                try {
+                    nvm.addMirror(a);
+                    warned.remove(a);
+                    LOG.info("frontend {}: SYNC mirror {} ({}) of epoch {} added", nvm.frontendId(), m.node(),
+                            m.inSync() ? "in sync" : "catching up", c.epoch());
+                } catch (RuntimeException e) {
+                    if (warned.add(a)) {
+                        LOG.warn("frontend {}: SYNC mirror {} could not be added yet ({}); retried at the next "
+                                + "configuration change", nvm.frontendId(), m.node(), e.getMessage());
+                    }
+                }
             }
         }
     }
@@ -86,6 +117,7 @@ final class ClusterFollower implements AutoCloseable {
         if (w != null) {
             w.close();
         }
+        applier.shutdownNow();
         session.close();
     }
 }

@@ -95,6 +95,55 @@ class MirrorProtocolTest {
         }
     }
 
+    /**
+     * Issue 9, a mirror joining while frontends run: its copy caught up, but frontend 1 is attached to the backend
+     * (attach epoch 3) and has not declared the mirror SYNC, so its acknowledged commits may be on the backend only:
+     * the mirror stays catching up and refuses promotion naming frontend 1. A declaration under another attach
+     * epoch (an older incarnation) or from a session of another frontend does not count; frontend 1's own, once
+     * the mirror applied its "since" transaction, makes it in sync.
+     */
+    @Test
+    void mirrorIsInSyncOnlyOnceEveryFrontendAttachedToTheBackendDeclaredIt() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection fe1 = m.localFabric().connect(); FabricConnection fe0 = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            peerAttach(peer, m.superblock());
+            long[] attached = {0, 3};
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            long[][] entries = new long[FRONTENDS][4];
+            peer.call(ReplicationLayout.Replicate.copyDone(entries, new long[slabs]).encode()).await();
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "copy done, frontend 1 silent");
+            AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("frontend 1") && refused.getMessage().contains("attach epoch 3"),
+                    refused.getMessage());
+
+            fe0.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 0, 0)).await();
+            AsymNvmException other = assertThrows(AsymNvmException.class,
+                    () -> fe0.call(ReplicationLayout.posting(1, 3, 0)).await());
+            assertEquals(ErrorCode.NOT_ATTACHED, other.errorCode(), other.getMessage());
+            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+            fe1.call(ReplicationLayout.posting(1, 2, 0)).await(); // an older incarnation's epoch
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "declared under epoch 2");
+            AsymNvmException stale = assertThrows(AsymNvmException.class, m::promote);
+            assertTrue(stale.getMessage().contains("names attach epoch 2"), stale.getMessage());
+            AsymNvmException bad = assertThrows(AsymNvmException.class,
+                    () -> fe1.call(ReplicationLayout.posting(1, 0, 0)).await());
+            assertEquals(ErrorCode.BAD_REQUEST, bad.errorCode(), bad.getMessage());
+
+            fe1.call(ReplicationLayout.posting(1, 3, 5)).await(); // posts from tx 6; the mirror applied tx 0
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "tx 5 not applied here");
+            AsymNvmException behind = assertThrows(AsymNvmException.class, m::promote);
+            assertTrue(behind.getMessage().contains("frontend 1 posts here from tx 6"), behind.getMessage());
+
+            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            attached[0] = 9; // frontend 0 attaches to the backend later: an in-sync mirror stays in sync
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state());
+        }
+    }
+
     @Test
     void frontendOnAMirrorWritesItsSemanticRingAndFlushesItsWatermarkOnly() {
         try (BackendNode m = mirror(); FabricConnection c = m.localFabric().connect()) {
@@ -128,6 +177,7 @@ class MirrorProtocolTest {
             int slabs = (int) m.superblock().slabCount();
             long epoch = m.replication().epoch();
             peerAttach(peer, m.superblock());
+            peer.call(ReplicationLayout.frontends(new long[FRONTENDS])).await(); // none attached to the backend
             peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
                     new long[slabs]).encode()).await();
             awaitState(m, ReplicationLayout.STATE_IN_SYNC);

@@ -124,6 +124,7 @@ public final class BackendControlHandler implements ControlHandler {
             case ControlMessageLayout.KIND_PROMOTE -> replication().promoteCall(session, request,
                     java.util.List.copyOf(sessions.values()));
             case ReplicationLayout.KIND_ADD_MIRROR -> replication().addMirrorCall(session, request);
+            case ReplicationLayout.KIND_MIRROR_POSTING -> replication().posting(session, request);
             default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
         };
     }

@@ -137,6 +137,36 @@ public final class FrontendLog {
         return region.getLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET);
     }
 
+    /**
+     * The attach epoch while the frontend is attached (also after a crash: it never detached), 0 once it detached
+     * or if it never attached; what a mirror needs the frontend's MIRROR_POSTING for (issue 9).
+     */
+    public long attachedEpoch() {
+        return region.getLongVolatile(controlAt + ControlBlockLayout.STATE_OFFSET) == ControlBlockLayout.STATE_ATTACHED
+                ? currentEpoch() : 0;
+    }
+
+    /**
+     * A frontend that adds this node as a mirror at run time re-posts only the records it still retains, from
+     * ring position {@code position}: the FLUSH watermark check starts there (what lies before was released: the
+     * backend applied it and ships it as redo). Never moves the watermark back; more than the ring's capacity past
+     * the checkpoint's head is refused with BAD_REQUEST naming both.
+     */
+    public synchronized void adoptSemanticStart(long position) {
+        long at = controlAt + ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET;
+        long durable = region.getLongVolatile(at);
+        if (position <= durable) {
+            return;
+        }
+        if (position - checkpoint.semHead() > semantic.capacity()) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "semantic start " + position + " of frontend "
+                    + frontendId + " is more than the ring's " + semantic.capacity() + " bytes past its head "
+                    + checkpoint.semHead());
+        }
+        region.putLongVolatile(at, position);
+        region.persist(at, 8);
+    }
+
     /** Increments and persists the attach epoch, marks the frontend attached; returns the new epoch. */
     public synchronized long beginAttach() {
         long epoch = region.getLongVolatile(controlAt + ControlBlockLayout.ATTACH_EPOCH_OFFSET) + 1;

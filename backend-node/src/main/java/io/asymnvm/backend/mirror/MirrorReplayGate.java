@@ -23,7 +23,23 @@ import java.util.List;
  * the same order for every slab, whatever the order in which the replayer visits the frontends.
  *
  * <p>While an image copy is under way (after a peer attach, until COPY_DONE) nothing is replayed. The mirror is
- * catching up until every frontend's applied transaction reached the backend's as of the copy's end, then in sync.
+ * catching up until (a) every frontend's applied transaction reached the backend's as of the copy's end, and (b)
+ * every frontend attached to the backend (as the backend last reported, REPLICATE FRONTENDS) has told this mirror,
+ * under that same backend attach epoch, that it posts here every semantic record after some transaction S
+ * (MIRROR_POSTING), and this mirror applied S. Then it is in sync, and stays so until the next copy.
+ *
+ * <p>Why (b) is the rule (issue 9, a mirror joining while frontends run). Promoting this mirror loses nothing only
+ * if, for every frontend f, each of f's acknowledged transactions is either applied here or has its semantic record
+ * in this mirror's ring after the mirror's semantic head. A transaction of f is acknowledged only once its record is
+ * durable on the backend and on every mirror f posts to. Once f's statement holds, every transaction after S is
+ * in this ring (re-posted and FLUSHed before the statement, dual-posted after it); every one up to S is applied
+ * here once applied ≥ S (and then the mirror's semantic head lies past S's record, so a resumed frontend re-executes
+ * exactly the records after what is applied). The attach epoch binds the statement to one incarnation: a new
+ * incarnation (or a reconnect) of f attaches to the backend under a new epoch and must state it again, so a
+ * frontend that restarted without this mirror never counts. A frontend not attached to the backend commits nothing.
+ * The residual window: a frontend that attaches to the backend after the last FRONTENDS report and before the
+ * mirror turns in sync is not counted; frontends therefore attach to every SYNC mirror of the configuration, also
+ * catching-up ones, before their first commit (see ClusterFollower).
  * Thread-safe: the replayer calls it under its own monitor, control calls under the replayer's monitor too.
  *
  * <p>Its state survives a restart through a {@link MirrorStateStore}: a node that restarts with an in-sync mark of
@@ -38,6 +54,10 @@ public final class MirrorReplayGate implements ReplayGate {
     /** Slab events {slab, ownerWord, barrier} not applied yet, in the backend's order. */
     private final java.util.ArrayDeque<long[]> events = new java.util.ArrayDeque<>();
     private long[] targets;
+    /** The backend's attach epoch per frontend (0: not attached), as last reported; null until reported. */
+    private long[] backendEpochs;
+    /** Per frontend, its MIRROR_POSTING {backendAttachEpoch, sinceTxId}, or null. */
+    private final long[][] posting;
     private boolean paused = true;
     private volatile int state = ReplicationLayout.STATE_CATCHING_UP;
     private final MirrorStateStore store;
@@ -55,6 +75,7 @@ public final class MirrorReplayGate implements ReplayGate {
         this.slabs = slabs;
         this.store = store;
         this.limits = new long[logs.length];
+        this.posting = new long[logs.length][];
         for (int f = 0; f < logs.length; f++) {
             limits[f] = logs[f].checkpoint().redoHead();
         }
@@ -95,6 +116,67 @@ public final class MirrorReplayGate implements ReplayGate {
         return targets == null ? null : targets.clone();
     }
 
+    /** FRONTENDS: the backend's attach epoch of each frontend (0: not attached). */
+    synchronized void frontends(long[] attachEpochs) {
+        backendEpochs = attachEpochs.clone();
+        updateState();
+    }
+
+    /** MIRROR_POSTING of {@code frontendId}: it posts every record after {@code sinceTxId} here. */
+    synchronized void posting(int frontendId, long backendAttachEpoch, long sinceTxId) {
+        posting[frontendId] = new long[] {backendAttachEpoch, sinceTxId};
+        updateState();
+    }
+
+    /**
+     * Why this mirror is not in sync, naming the first frontend that holds it back (or the copy); null when it
+     * is in sync.
+     */
+    public synchronized String behind() {
+        if (state == ReplicationLayout.STATE_IN_SYNC) {
+            return null;
+        }
+        if (targets == null) {
+            return "no image copy from a backend has completed";
+        }
+        for (int f = 0; f < logs.length; f++) {
+            long applied = logs[f].checkpoint().appliedTxId();
+            if (applied < targets[f]) {
+                return "frontend " + f + " applied tx " + applied + " but the backend had applied tx " + targets[f]
+                        + " when the copy ended";
+            }
+        }
+        if (backendEpochs == null) {
+            return "the backend has not said which frontends are attached to it";
+        }
+        for (int f = 0; f < logs.length; f++) {
+            String why = postingProblem(f);
+            if (why != null) {
+                return why;
+            }
+        }
+        return "not evaluated yet";
+    }
+
+    private String postingProblem(int f) {
+        long e = backendEpochs[f];
+        if (e == 0) {
+            return null;
+        }
+        long[] p = posting[f];
+        if (p == null || p[0] != e) {
+            return "frontend " + f + " (attached to the backend under attach epoch " + e + ") has not declared this "
+                    + "mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
+                    + p[0]) + "): its acknowledged commits may be on the backend only";
+        }
+        long applied = logs[f].checkpoint().appliedTxId();
+        if (applied < p[1]) {
+            return "frontend " + f + " posts here from tx " + (p[1] + 1) + " but this mirror applied only tx "
+                    + applied;
+        }
+        return null;
+    }
+
     /** A new peer is about to copy the image: replay nothing until {@link #copyDone}. */
     synchronized void pause() {
         if (store != null) {
@@ -102,6 +184,7 @@ public final class MirrorReplayGate implements ReplayGate {
         }
         paused = true;
         targets = null;
+        backendEpochs = null;
         state = ReplicationLayout.STATE_CATCHING_UP;
     }
 
@@ -168,9 +251,9 @@ public final class MirrorReplayGate implements ReplayGate {
     }
 
     private void updateState() {
-        if (state == ReplicationLayout.STATE_CATCHING_UP && targets != null) {
+        if (state == ReplicationLayout.STATE_CATCHING_UP && targets != null && backendEpochs != null) {
             for (int f = 0; f < logs.length; f++) {
-                if (logs[f].checkpoint().appliedTxId() < targets[f]) {
+                if (logs[f].checkpoint().appliedTxId() < targets[f] || postingProblem(f) != null) {
                     return;
                 }
             }

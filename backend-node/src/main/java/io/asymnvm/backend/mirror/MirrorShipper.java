@@ -81,6 +81,7 @@ public final class MirrorShipper implements AutoCloseable {
     private final java.util.concurrent.ConcurrentLinkedQueue<long[]> slabEvents =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
+    private long[] reportedEpochs;
     private Thread thread;
     /** Non-null for an ASYNC mirror: semantic records shipped too, periodically, within bounds (issue 9). */
     private final AsyncShipping async;
@@ -221,11 +222,13 @@ public final class MirrorShipper implements AutoCloseable {
         phase = Phase.STREAMING;
         long lagReadAt = 0;
         while (running) {
+            reportFrontends(c, false);
             if (async != null) {
                 asyncStep(c);
             } else if (!shipOnce(c, true)) {
                 if (System.nanoTime() - lagReadAt > LAG_READ_NANOS) {
                     readMirrorApplied(c); // the lag counters follow the mirror's replay while idle too
+                    reportFrontends(c, true); // and its state: a frontend's MIRROR_POSTING may have completed it
                     lagReadAt = System.nanoTime();
                 }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
@@ -332,7 +335,8 @@ public final class MirrorShipper implements AutoCloseable {
             async.startAt(semHeads);
         }
         long heap = sb.slabCount() * sb.slabSize();
-        for (long off = 0; off < heap && running; off += chunk) {
+        for (long off = 0; off < heap; off += chunk) {
+            requireRunning("the image copy stopped at heap offset " + off + " of " + heap);
             int n = (int) Math.min(chunk, heap - off);
             byte[] b = region.read(sb.heapOffset() + off, n);
             c.write(RegionIds.HEAP, off, b, 0, n);
@@ -343,6 +347,8 @@ public final class MirrorShipper implements AutoCloseable {
         }
         shipOnce(c, false);
         c.flush(0, false).await();
+        requireRunning("the image copy of " + heap + " heap bytes ended");
+        reportFrontends(c, true); // before COPY_DONE: the mirror is never in sync without knowing them
         long[][] entries = new long[logs.length][];
         for (int f = 0; f < logs.length; f++) {
             entries[f] = new long[] {c0[f].appliedTxId(), c0[f].redoHead(), c0[f].semHead(),
@@ -353,6 +359,39 @@ public final class MirrorShipper implements AutoCloseable {
         sendShipped(c, shipped.clone(), drainSlabEvents()); // what was streamed during the copy may now be applied
         copies.incrementAndGet();
         LOG.info("mirror {}: image copy of {} heap bytes complete, streaming redo", name, heap);
+    }
+
+    /**
+     * Refuses to go on once {@link #close} was called. The copy must never end with COPY_DONE after a close: the
+     * loop used to stop copying at {@code running == false} and still send COPY_DONE, so a shipper closed while it
+     * copied (its backend closed or lost, the mirror removed) told the mirror its copy was complete with part of
+     * the heap (or none of it) written, and the mirror declared itself in sync on that heap. Found by
+     * MirrorPowerFailureTest#lateJoinOfAMirrorTheFrontendAlreadyUses: the backend's power cut while the copy
+     * began, the rig closed the backend, the mirror was promoted with a zero root word.
+     */
+    private void requireRunning(String where) {
+        if (!running) {
+            throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "shipping to mirror " + name + " was stopped: "
+                    + where + "; COPY_DONE not sent, the mirror stays catching up");
+        }
+    }
+
+    /**
+     * REPLICATE FRONTENDS: tells the mirror which frontends are attached here and under which attach epoch (it
+     * is in sync only once each of them declared it SYNC, see MirrorReplayGate); sent when {@code always} or
+     * when an epoch changed since the last report.
+     */
+    private void reportFrontends(FabricConnection c, boolean always) {
+        long[] epochs = new long[logs.length];
+        for (int f = 0; f < logs.length; f++) {
+            // an ASYNC mirror is shipped the semantic records by this backend: no frontend posts to it or declares
+            // it, so none is reported as one whose declaration it must wait for
+            epochs[f] = async != null ? 0 : logs[f].attachedEpoch();
+        }
+        if (always || !Arrays.equals(epochs, reportedEpochs)) {
+            mirrorState = stateOf(c.call(ReplicationLayout.frontends(epochs)).await().bytes());
+            reportedEpochs = epochs;
+        }
     }
 
     private static int stateOf(byte[] reply) {

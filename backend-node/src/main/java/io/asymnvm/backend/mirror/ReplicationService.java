@@ -201,6 +201,14 @@ public final class ReplicationService {
                                 + (mirror ? "mirror" : "node (it serves as backend under epoch " + epoch + ")"));
             }
         }
+        if (ReplicationLayout.replicateOp(request) == ReplicationLayout.OP_FRONTENDS) {
+            try {
+                gate.frontends(ReplicationLayout.decodeFrontends(request, logs.length));
+            } catch (IllegalArgumentException e) {
+                throw new AsymNvmException(ErrorCode.BAD_REQUEST, e.getMessage());
+            }
+            return stateReply();
+        }
         ReplicationLayout.Replicate r;
         try {
             r = ReplicationLayout.Replicate.decode(request, logs.length, sb.slabCount());
@@ -228,7 +236,42 @@ public final class ReplicationService {
         replayer.signal();
         shipmentsReceived.incrementAndGet();
         lastShipmentNanos = System.nanoTime();
+        return stateReply();
+    }
+
+    private byte[] stateReply() {
         return ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(gate.state()).array();
+    }
+
+    /**
+     * MIRROR_POSTING from a frontend attached to this mirror: it re-posted and FLUSHed here every retained semantic
+     * record and posts every later one (see {@link MirrorReplayGate} for the rule it feeds). Returns the state.
+     */
+    public byte[] posting(NicSession session, byte[] request) {
+        long[] p;
+        try {
+            p = ReplicationLayout.decodePosting(request);
+        } catch (IllegalArgumentException e) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, e.getMessage());
+        }
+        int f = (int) p[0];
+        if (session.frontendId() != f || session.isFenced()) {
+            throw new AsymNvmException(ErrorCode.NOT_ATTACHED, "MIRROR_POSTING for frontend " + f + " on session "
+                    + session.id() + ", which is " + (session.frontendId() < 0 ? "not attached"
+                    : "attached as frontend " + session.frontendId() + (session.isFenced() ? " (fenced)" : "")));
+        }
+        if (!mirror) {
+            throw new AsymNvmException(ErrorCode.NOT_PRIMARY, "MIRROR_POSTING from frontend " + f + " refused: this "
+                    + "node serves as backend of image " + sb.identity() + " under epoch " + epoch + ", not as mirror");
+        }
+        if (p[3] != ReplicationLayout.NO_SEM_START) {
+            logs[f].adoptSemanticStart(p[3]);
+        }
+        if (p[2] != ReplicationLayout.NO_DECLARATION) {
+            gate.posting(f, p[1], p[2]);
+            LOG.info("frontend {} posts to this mirror from tx {} (backend attach epoch {})", f, p[2] + 1, p[1]);
+        }
+        return stateReply();
     }
 
     /** PROMOTE over the control plane: proves the replication secret, then {@link #promote}. */
@@ -298,23 +341,9 @@ public final class ReplicationService {
     }
 
     private void requireInSync() {
-        if (gate.state() == ReplicationLayout.STATE_IN_SYNC) {
+        String why = gate.behind();
+        if (why == null) {
             return;
-        }
-        long[] targets = gate.targets();
-        StringBuilder why = new StringBuilder();
-        if (targets == null) {
-            why.append("no image copy from a backend has completed");
-        } else {
-            for (int f = 0; f < logs.length; f++) {
-                long applied = logs[f].checkpoint().appliedTxId();
-                if (applied < targets[f]) {
-                    why.append("frontend ").append(f).append(" applied tx ").append(applied)
-                            .append(" but the backend had applied tx ").append(targets[f])
-                            .append(" when the copy ended");
-                    break;
-                }
-            }
         }
         throw new AsymNvmException(ErrorCode.REPLICA_BEHIND, "promotion refused: this mirror (epoch " + epoch
                 + ") is catching up, not in sync: " + why);

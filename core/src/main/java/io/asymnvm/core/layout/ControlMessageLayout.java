@@ -130,6 +130,12 @@ public final class ControlMessageLayout {
     /** Reserved for the replication protocol. */
     public static final int KIND_REPLICATION_RESERVED_13 = 13;
 
+    /**
+     * A frontend tells a mirror that it posts its semantic records there (a runtime add or a reconnect finished
+     * re-posting and FLUSHing every retained record): format in {@link ReplicationLayout}.
+     */
+    public static final int KIND_MIRROR_POSTING = 14;
+
     /** The ATTACH reply's role: the node serves as the backend of its image. */
     public static final int ROLE_BACKEND = 0;
     /** The ATTACH reply's role: the node is a mirror (semantic records and FLUSH only; no slabs, no catalog). */

@@ -29,6 +29,17 @@ import java.util.UUID;
  *              old owner's redo head when it was taken back: that owner's writes to the slab all lie before it)
  *   COPY_DONE: frontends(4) | slabs(4) | [applied(8) redoHead(8) semHead(8) target(8)] x frontends
  *              | ownerWord(8) x slabs
+ *   FRONTENDS: frontends(4) | 0(4) | attachEpoch(8) x frontends   (the backend's attach epoch of each frontend
+ *              attached to it, 0 for one not attached; sent before COPY_DONE and whenever one changes)
+ *   reply: the mirror's state(4)
+ * MIRROR_POSTING (14), frontend to mirror on its attached session: 0 header: kind | frontendId | backendAttachEpoch
+ *                                     16 sinceTxId(8) | 24 semStart(8)
+ *   semStart >= 0 (sent before the re-post is FLUSHed): the frontend's records here start at ring position
+ *   semStart (what lies before was applied by the backend and released; it reaches this mirror as redo), so the
+ *   FLUSH watermark check starts there; {@link #NO_SEM_START} leaves it.
+ *   sinceTxId >= 0 (sent after that FLUSH): the frontend re-posted and FLUSHed every semantic record after
+ *   sinceTxId here and posts every later one; its attach epoch on the backend names the incarnation (and session)
+ *   the statement is about; {@link #NO_DECLARATION} declares nothing.
  *   reply: the mirror's state(4)
  * </pre>
  */
@@ -44,6 +55,15 @@ public final class ReplicationLayout {
 
     public static final int OP_SHIPPED = 1;
     public static final int OP_COPY_DONE = 2;
+    public static final int OP_FRONTENDS = 3;
+
+    public static final int KIND_MIRROR_POSTING = ControlMessageLayout.KIND_MIRROR_POSTING;
+    public static final int POSTING_EPOCH_OFFSET = 8;
+    public static final int POSTING_SINCE_OFFSET = ControlMessageLayout.REQUEST_LENGTH;
+    public static final int POSTING_SEM_START_OFFSET = POSTING_SINCE_OFFSET + 8;
+    public static final int POSTING_LENGTH = POSTING_SEM_START_OFFSET + 8;
+    public static final long NO_DECLARATION = -1;
+    public static final long NO_SEM_START = -1;
 
     public static final long ADD_SHIP = 1;
     /** ADD_MIRROR flag: an ASYNC mirror (issue 9): the backend also ships the frontends' durable semantic records. */
@@ -158,6 +178,70 @@ public final class ReplicationLayout {
             throw new IllegalArgumentException("ADD_MIRROR port " + port + " outside [1, 65535]");
         }
         return new MirrorAddress(new String(request, ADD_HOST_OFFSET, n, StandardCharsets.UTF_8), port);
+    }
+
+    /** MIRROR_POSTING of {@code frontendId}, attached to the backend under {@code backendAttachEpoch}. */
+    public static byte[] posting(int frontendId, long backendAttachEpoch, long sinceTxId, long semStart) {
+        return wrap(new byte[POSTING_LENGTH]).putInt(KIND_MIRROR_POSTING).putInt(frontendId)
+                .putLong(backendAttachEpoch).putLong(sinceTxId).putLong(semStart).array();
+    }
+
+    /** A declaration only (see the format). */
+    public static byte[] posting(int frontendId, long backendAttachEpoch, long sinceTxId) {
+        return posting(frontendId, backendAttachEpoch, sinceTxId, NO_SEM_START);
+    }
+
+    /** The checked fields of a MIRROR_POSTING: {frontendId, backendAttachEpoch, sinceTxId, semStart}. */
+    public static long[] decodePosting(byte[] request) {
+        if (request.length != POSTING_LENGTH) {
+            throw new IllegalArgumentException("MIRROR_POSTING of " + request.length + " bytes, expected "
+                    + POSTING_LENGTH);
+        }
+        ByteBuffer b = wrap(request);
+        long epoch = b.getLong(POSTING_EPOCH_OFFSET);
+        long since = b.getLong(POSTING_SINCE_OFFSET);
+        long semStart = b.getLong(POSTING_SEM_START_OFFSET);
+        if (epoch < 1 || since < NO_DECLARATION || semStart < NO_SEM_START
+                || semStart != NO_SEM_START && semStart % LogRecordLayout.ALIGNMENT != 0) {
+            throw new IllegalArgumentException("MIRROR_POSTING with backend attach epoch " + epoch
+                    + " (at least 1), since tx " + since + " (at least " + NO_DECLARATION + ") and semantic start "
+                    + semStart + " (at least " + NO_SEM_START + ", a multiple of " + LogRecordLayout.ALIGNMENT + ")");
+        }
+        return new long[] {b.getInt(4), epoch, since, semStart};
+    }
+
+    /** REPLICATE FRONTENDS: the backend's attach epoch of each frontend (0: not attached). */
+    public static byte[] frontends(long[] attachEpochs) {
+        ByteBuffer b = wrap(new byte[BODY_OFFSET + 8 + attachEpochs.length * 8]);
+        b.putInt(KIND_REPLICATE).putInt(OP_FRONTENDS).putLong(0).putInt(attachEpochs.length).putInt(0);
+        for (long e : attachEpochs) {
+            b.putLong(e);
+        }
+        return b.array();
+    }
+
+    /** The REPLICATE op of {@code m} (checked by the decoders). */
+    public static int replicateOp(byte[] m) {
+        return m.length < BODY_OFFSET + 8 ? -1 : wrap(m).getInt(4);
+    }
+
+    /** Decodes REPLICATE FRONTENDS, checking the count against the receiving image's frontends. */
+    public static long[] decodeFrontends(byte[] m, int maxFrontends) {
+        if (m.length != BODY_OFFSET + 8 + (long) maxFrontends * 8 || wrap(m).getInt(BODY_OFFSET) != maxFrontends) {
+            throw new IllegalArgumentException("REPLICATE FRONTENDS of " + m.length + " bytes, expected "
+                    + (BODY_OFFSET + 8 + maxFrontends * 8) + " for the " + maxFrontends + " frontends of this image");
+        }
+        ByteBuffer b = wrap(m);
+        b.position(BODY_OFFSET + 8);
+        long[] epochs = new long[maxFrontends];
+        for (int f = 0; f < maxFrontends; f++) {
+            epochs[f] = b.getLong();
+            if (epochs[f] < 0) {
+                throw new IllegalArgumentException("REPLICATE FRONTENDS names attach epoch " + epochs[f]
+                        + " for frontend " + f + " (at least 0)");
+            }
+        }
+        return epochs;
     }
 
     /**

@@ -112,6 +112,11 @@ public final class BackendLink implements RingWriter, AutoCloseable {
         return r;
     }
 
+    /** The attach epoch of this link's current session (0 before the first attach). */
+    public long attachEpoch() {
+        return attachEpoch;
+    }
+
     /** The name of the node this link reaches, for messages. */
     public String endpoint() {
         return endpoint;

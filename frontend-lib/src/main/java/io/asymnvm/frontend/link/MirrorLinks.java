@@ -6,6 +6,7 @@ import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.core.layout.ReplicationLayout;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -293,6 +294,59 @@ public final class MirrorLinks implements AutoCloseable {
             }
         }
         throw new IllegalArgumentException("no in-sync mirror " + endpoint + " (in sync: " + endpoints() + ")");
+    }
+
+    /**
+     * Adds a SYNC mirror at run time (issue 9): {@code link} was opened with {@code reply}, which must show the
+     * backend's image and geometry and a mirror's role (as at open). Called under the engine's execution lock, so
+     * the caller re-posts the retained records to it before any later record is posted: from the return on, the
+     * semantic writer posts every record to it too. A mirror already in the set is refused.
+     */
+    public synchronized Mirror add(BackendLink link, AttachReply reply, AttachReply backend, String backendEndpoint) {
+        Mirror[] ms = active;
+        for (Mirror m : ms) {
+            if (m.endpoint().equals(link.endpoint())) {
+                throw new IllegalArgumentException("mirror " + link.endpoint() + " is already a SYNC mirror of this "
+                        + "frontend (in sync: " + endpoints() + ")");
+            }
+        }
+        Mirror m = new Mirror(link, true);
+        checkSameImage(m, link.endpoint(), backend, backendEndpoint, reply);
+        m.learn(reply.appliedTxId(), reply.semHead(), reply.redoHead());
+        m.attached = true;
+        Mirror[] next = Arrays.copyOf(ms, ms.length + 1);
+        next[ms.length] = m;
+        active = next;
+        return m;
+    }
+
+    /**
+     * Tells mirror {@code m} (MIRROR_POSTING) that every semantic record of this frontend after {@code sinceTxId}
+     * is durable in its ring and every later one is posted there, under the backend attach epoch
+     * {@code backendAttachEpoch}: the mirror counts this frontend for its in-sync state. Only after the records
+     * were re-posted and FLUSHed there (or posted there all along). A failure is left to the mirror's reconnect,
+     * which declares again; returns whether the mirror took it.
+     */
+    public static boolean declare(Mirror m, long backendAttachEpoch, long sinceTxId) {
+        return posting(m, backendAttachEpoch, sinceTxId, ReplicationLayout.NO_SEM_START);
+    }
+
+    /**
+     * Before the FLUSH of records re-posted from ring position {@code semStart} (a mirror added at run time or
+     * reconnected): tells the mirror its ring holds this frontend's records from there, so its FLUSH check starts
+     * there rather than at what it last saw. Returns whether the mirror took it.
+     */
+    public static boolean startAt(Mirror m, long backendAttachEpoch, long semStart) {
+        return posting(m, backendAttachEpoch, ReplicationLayout.NO_DECLARATION, semStart);
+    }
+
+    private static boolean posting(Mirror m, long backendAttachEpoch, long sinceTxId, long semStart) {
+        try {
+            m.link.call(ReplicationLayout.posting(m.link.frontendId(), backendAttachEpoch, sinceTxId, semStart));
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** The other mirrors, for the frontend that resumes on {@code promoted} (they stay mirrors). */

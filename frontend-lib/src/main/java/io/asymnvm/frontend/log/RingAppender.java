@@ -35,6 +35,12 @@ public final class RingAppender {
         return position;
     }
 
+    /** Where the oldest retained record starts; {@link #position()} when nothing is retained. */
+    public long firstRetained() {
+        Retained r = retained.peekFirst();
+        return r == null ? position : r.position();
+    }
+
     public long capacity() {
         return capacity;
     }

@@ -94,6 +94,7 @@ final class MirrorFailover {
                     + ": " + e.detail(), e);
         }
         long start = System.nanoTime();
+        long repostedFrom;
         // flushLock only while reconnecting: transactions keep executing and posting (their records are retained
         // and re-posted below), but no FLUSH can stamp the new session before the re-post
         synchronized (engine.flushLock) {
@@ -124,6 +125,7 @@ final class MirrorFailover {
                 engine.inflight = null;
                 engine.inflightMirrors = null;
                 m.learn(r.appliedTxId(), r.semHead(), r.redoHead());
+                repostedFrom = engine.semRing.firstRetained();
                 int n = engine.semRing.repost(m.link());
                 releaseAtMin();
                 LOG.info("frontend {} reconnected SYNC mirror {} and re-posted {} semantic records", engine.frontendId,
@@ -131,6 +133,8 @@ final class MirrorFailover {
             } finally {
                 engine.exec.unlock();
             }
+            MirrorAdd.flushAndDeclare(m, repostedFrom, engine.posted.semEnd(), engine.link.attachEpoch(),
+                    engine.releasedTxId);
         }
     }
 

@@ -98,6 +98,7 @@ final class Recovery {
         }
         engine.commit.awaitDurable(engine.posted.txId(), engine.controlRoundTrips);
         engine.pendingRecovery = null;
+        engine.declareMirrors(); // the re-executed records are durable on every mirror now
         RecoveryReport report = new RecoveryReport(replayed, first, last,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         engine.lastRecovery = report;
@@ -169,6 +170,7 @@ final class Recovery {
             } finally {
                 engine.exec.unlock();
             }
+            engine.declareMirrors(); // a new backend attach epoch: the mirrors count this frontend under it again
         }
     }
 }

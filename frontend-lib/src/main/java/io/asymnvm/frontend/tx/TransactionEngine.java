@@ -140,9 +140,12 @@ public final class TransactionEngine implements AutoCloseable {
     final AtomicLong verifyReads = new AtomicLong();
 
     // --- SYNC mirrors and failover (issue 9); mirrors is null without mirrors ---
-    final MirrorLinks mirrors;
+    /** Null until the first mirror (at open or {@link #addMirror}); then never null again. */
+    volatile MirrorLinks mirrors;
     /** Where semantic records go: the backend's link, or the backend and every mirror. */
-    final RingWriter semWriter;
+    volatile RingWriter semWriter;
+    /** The backend's first attach reply: image and geometry a mirror added later must match. */
+    final AttachReply backendAttach;
     final Failover failover;
     MirrorLinks.Flush inflightMirrors;
     /** The oldest checkpoint over the backend and every mirror: ring space is released up to it. */
@@ -187,6 +190,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.codec = new ArgumentCodec(registry.argumentClasses());
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
+        this.backendAttach = r;
         if (mirrors != null && !mirrors.isEmpty()) {
             try {
                 mirrors.open(r, link.endpoint());
@@ -239,6 +243,9 @@ public final class TransactionEngine implements AutoCloseable {
         this.agent = new Thread(shipper, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
         agent.start();
+        if (!recovering) {
+            declareMirrors(); // nothing of this incarnation is posted yet: every record will go to every mirror
+        }
     }
 
     /** The naive baseline's data path, or null (the design's mode). */
@@ -537,6 +544,102 @@ public final class TransactionEngine implements AutoCloseable {
                     + endpoint + ")");
         }
         e.mirrorFailover.drop(endpoint);
+    }
+
+    /**
+     * Adds the SYNC mirror reached through {@code mirrorLink} while this frontend runs (issue 9): attaches to it
+     * (checked like a mirror given at open), then, under {@code flushLock} and the execution lock, so that no
+     * commit is posted in between, re-posts every retained semantic record at its ring position and adds it to
+     * the set the semantic writer posts to; then FLUSHes it and declares it SYNC (MIRROR_POSTING), after which
+     * commits are acknowledged only once durable on it too. See {@link MirrorAdd}.
+     */
+    public void addMirror(BackendLink mirrorLink) {
+        MirrorAdd.add(current(), mirrorLink);
+    }
+
+    /** {@link MirrorAdd}'s view of this engine's locks, rings and mirror set. */
+    final class MirrorAddView {
+        /** Where the records {@link #addAndRepost} re-posted start in the ring. */
+        private long repostStart;
+
+        private MirrorAddView() {
+        }
+
+        long repostStart() {
+            return repostStart;
+        }
+
+        Object flushLock() {
+            return flushLock;
+        }
+
+        ReentrantLock exec() {
+            return exec;
+        }
+
+        void checkUsable() {
+            TransactionEngine.this.checkUsable();
+        }
+
+        /** Under both locks: adds {@code m} to the mirror set (creating it) and re-posts the retained records. */
+        MirrorLinks.Mirror addAndRepost(BackendLink l, AttachReply reply) {
+            MirrorLinks ms = mirrors;
+            if (ms == null) {
+                ms = new MirrorLinks(List.of(), false);
+            }
+            MirrorLinks.Mirror m = ms.add(l, reply, backendAttach, link.endpoint());
+            if (mirrors == null) {
+                mirrors = ms;
+                semWriter = ms.semanticWriter(link);
+            }
+            repostStart = semRing.firstRetained();
+            int n = semRing.repost(l);
+            inflight = null; // FLUSHes posted before the add do not cover the mirror
+            inflightMirrors = null;
+            LOG.info("frontend {} added SYNC mirror {} and re-posted {} semantic records", frontendId, l.endpoint(),
+                    n);
+            return m;
+        }
+
+        long semEnd() {
+            return posted.semEnd();
+        }
+
+        long releasedTxId() {
+            return releasedTxId;
+        }
+
+        long backendAttachEpoch() {
+            return link.attachEpoch();
+        }
+
+        int frontendId() {
+            return frontendId;
+        }
+
+        String backendEndpoint() {
+            return link.endpoint();
+        }
+
+        void releaseAtMin() {
+            mirrorFailover.releaseAtMin();
+        }
+    }
+
+    MirrorAddView mirrorAddView() {
+        return new MirrorAddView();
+    }
+
+    /** Declares every mirror SYNC under the backend attach epoch (MIRROR_POSTING); see {@link MirrorAdd}. */
+    void declareMirrors() {
+        MirrorLinks ms = mirrors;
+        if (ms != null) {
+            for (MirrorLinks.Mirror m : ms.active()) {
+                if (m.posted()) { // an ASYNC mirror is watched, never posted to: nothing to declare
+                    MirrorLinks.declare(m, link.attachEpoch(), releasedTxId);
+                }
+            }
+        }
     }
 
     /** The endpoints of the SYNC mirrors in sync now (empty without mirrors). */

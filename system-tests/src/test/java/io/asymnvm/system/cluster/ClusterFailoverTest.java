@@ -137,7 +137,14 @@ class ClusterFailoverTest {
             for (Teller t : tellers) {
                 assertNull(t.failure.get(), () -> "teller failed: " + t.failure.get());
             }
-            FailoverReport report = mirror.report().orElseThrow();
+            // the coordinator records its report once the promoted node also serves as cluster backend
+            // (ClusterBackend.afterPromotion), which on a loaded machine may come after the tellers' 200 commits
+            long reportDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (mirror.report().isEmpty() && System.nanoTime() - reportDeadline < 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            FailoverReport report = mirror.report().orElseThrow(() -> new AssertionError(
+                    "no failover report from m1 within " + WAIT_SECONDS + " s of its promotion"));
             long detection = report.detectionMillisSince(killedAt.get());
             long promotion = TimeUnit.NANOSECONDS.toMillis(report.promotionNanos());
             long total = firstAckAfterKill.get() - killedAt.get();

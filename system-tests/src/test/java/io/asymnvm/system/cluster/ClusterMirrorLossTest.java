@@ -80,12 +80,23 @@ class ClusterMirrorLossTest {
                     mirror.close();
                 }
 
-                // re-replication: a fresh mirror joins the running backend, catches up, and new frontends post to it
+                // re-replication: a fresh mirror joins the running backend while frontend 0 runs; frontend 0's
+                // follower adds it (re-posting, declaring it SYNC), without which it would never turn IN_SYNC
+                AsymNvm running = AsymNvm.connectCluster(zk.connectString(), CLUSTER, 0, options);
+                Accounts runningBank = running.transactional(Accounts.class, new Accounts.Impl());
+                runningBank.create(ACCOUNTS, INITIAL);
                 try (ClusterSession freshSession = ClusterSession.connect(options(zk));
                      ClusterMirror fresh = ClusterMirror.start(freshSession, "m2", node("m2"), "127.0.0.1",
                              (c, why) -> { })) {
+                    for (int i = 0; i < 20; i++) {
+                        runningBank.transfer(i % ACCOUNTS, (i + 5) % ACCOUNTS, 3);
+                    }
                     ClusterWaits.await(backendSession, c -> c.mirror("m2").map(m -> m.inSync()).orElse(false),
                             "m2 IN_SYNC");
+                    assertEquals(List.of("127.0.0.1:" + fresh.port()), running.mirrors(),
+                            "the running frontend posts to the mirror that joined after it connected");
+                    runningBank.transfer(1, 2, 7); // acknowledged only once durable on the new mirror too
+                    running.close();
                     try (AsymNvm nvm = AsymNvm.connectCluster(zk.connectString(), CLUSTER, 1, options)) {
                         assertEquals(List.of("127.0.0.1:" + fresh.port()), nvm.mirrors());
                         Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());

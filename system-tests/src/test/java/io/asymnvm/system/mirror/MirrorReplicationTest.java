@@ -438,10 +438,10 @@ class MirrorReplicationTest {
                         for (long k = 0; !stop.get() && k < 100_000; k++) {
                             store.put(k % 4000, value(k));
                             committed.incrementAndGet();
-                            // This frontend is not a SYNC one (it does not hold ring space for the mirror), so a
-                            // committer faster than the shipper for a whole ring laps it, and the mirror then needs
-                            // a new copy (by design, see MirrorShipper). On a loaded 2-core CI machine that happened;
-                            // a short pause keeps this test about catching up, not about being lapped.
+                            // Until it adds the mirror this frontend does not hold ring space for it, so a committer
+                            // faster than the shipper for a whole ring laps it, and the mirror then needs a new copy
+                            // (by design, see MirrorShipper). On a loaded 2-core CI machine that happened; a short
+                            // pause keeps this test about catching up, not about being lapped.
                             if (k % 16 == 0) {
                                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                             }
@@ -453,6 +453,9 @@ class MirrorReplicationTest {
                 writer.start();
                 await("some commits before the mirror joins", () -> committed.get() > 500 || failure.get() != null);
                 try (MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend)) {
+                    // the committing frontend is attached to the backend: the mirror is in sync only once it
+                    // declared it SYNC, i.e. added it at run time (re-posting its retained records)
+                    nvm.addMirror(mirror.localFabric(), "mirror");
                     await("the mirror is in sync while commits go on", () -> mirror.inSync() || failure.get() != null);
                     long atSync = committed.get();
                     await("more commits after the sync", () -> committed.get() > atSync + 500
@@ -466,6 +469,7 @@ class MirrorReplicationTest {
                     mirror.node().awaitReplayed();
                     assertReplica(backend, mirror.node());
                     System.out.printf("catch-up: %d commits, in sync after %d%n", committed.get(), atSync);
+                    nvm.dropMirror("mirror"); // before the mirror node closes under it
                 }
             }
             assertNotNull(backend.replication());

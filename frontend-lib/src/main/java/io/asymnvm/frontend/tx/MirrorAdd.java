@@ -1,0 +1,102 @@
+package io.asymnvm.frontend.tx;
+
+import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
+import io.asymnvm.frontend.link.BackendLink;
+import io.asymnvm.frontend.link.MirrorLinks;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adding a SYNC mirror to a running frontend (issue 9: a mirror that joins while frontends run).
+ *
+ * <p>Design. The mirror must end up holding, for this frontend, every acknowledged transaction: applied in its
+ * image, or as a semantic record in its ring after its semantic head. Records up to the engine's released
+ * transaction R are applied on the backend and on every mirror already in the set; the backend ships their redo,
+ * so the new mirror applies them once its image copy caught up. Every record after R is retained in DRAM. So:
+ * <ol>
+ *   <li>attach to the mirror (no lock held: a round trip), checked like a mirror given at open (same image and
+ *       geometry, answers as a mirror);
+ *   <li>under {@code flushLock} and the execution lock: re-post every retained record at its ring position, add the
+ *       mirror to the set the semantic writer posts to, and forget the FLUSH in flight. No transaction can be
+ *       posted between the re-post and the first dual-post (both need the execution lock), and no FLUSH can be
+ *       posted before the mirror is in the set (FLUSHes need {@code flushLock}): every later commit waits for the
+ *       mirror's FLUSH too;
+ *   <li>still under {@code flushLock}: tell the mirror where the re-posted records start (MIRROR_POSTING with a
+ *       semantic start: its FLUSH check begins there, the released records before it reach it as redo), FLUSH it
+ *       up to everything posted and wait, then declare it SYNC
+ *       (MIRROR_POSTING with this frontend's backend attach epoch and R). The mirror is in sync only once every
+ *       frontend attached to the backend declared it and it applied each one's R (MirrorReplayGate).
+ * </ol>
+ * Ring space is released from then on at the minimum over the backend and every mirror, the new one included, so
+ * records the new mirror has not applied stay retained and unoverwritten.
+ */
+final class MirrorAdd {
+    private static final Logger LOG = LoggerFactory.getLogger(MirrorAdd.class);
+
+    private MirrorAdd() {
+    }
+
+    static void add(TransactionEngine engine, BackendLink mirrorLink) {
+        TransactionEngine.MirrorAddView e = engine.mirrorAddView();
+        if (mirrorLink.frontendId() != e.frontendId()) {
+            throw new IllegalArgumentException("mirror link of frontend " + mirrorLink.frontendId()
+                    + " given to frontend " + e.frontendId());
+        }
+        String backend = e.backendEndpoint();
+        if (backend.equals(mirrorLink.endpoint()) || backend.endsWith(" " + mirrorLink.endpoint())) {
+            // attaching there as this frontend would fence the frontend's own session on its backend
+            throw new IllegalArgumentException("mirror " + mirrorLink.endpoint() + " is frontend " + e.frontendId()
+                    + "'s backend (" + backend + "), not a mirror of it");
+        }
+        if (engine.mirrorEndpoints().contains(mirrorLink.endpoint())) { // before attaching: it would fence ours
+            throw new IllegalArgumentException("mirror " + mirrorLink.endpoint() + " is already a SYNC mirror of "
+                    + "frontend " + e.frontendId() + " (in sync: " + engine.mirrorEndpoints() + ")");
+        }
+        AttachReply reply = mirrorLink.open();
+        MirrorLinks.Mirror m = null;
+        try {
+            synchronized (e.flushLock()) {
+                e.checkUsable();
+                e.exec().lock();
+                try {
+                    m = e.addAndRepost(mirrorLink, reply);
+                } finally {
+                    e.exec().unlock();
+                }
+                MirrorLinks.startAt(m, e.backendAttachEpoch(), e.repostStart());
+                mirrorLink.flush(e.semEnd()).await();
+                if (!MirrorLinks.declare(m, e.backendAttachEpoch(), e.releasedTxId())) {
+                    LOG.warn("frontend {}: mirror {} did not take the declaration now; its reconnect declares again",
+                            e.frontendId(), mirrorLink.endpoint());
+                }
+                e.exec().lock();
+                try {
+                    e.releaseAtMin();
+                } finally {
+                    e.exec().unlock();
+                }
+            }
+        } catch (RuntimeException x) {
+            if (m == null) {
+                mirrorLink.close(); // refused before it joined the set: nothing posts to it
+            }
+            throw x;
+        }
+        LOG.info("frontend {}: SYNC mirror {} added at run time", e.frontendId(), mirrorLink.endpoint());
+    }
+
+    /**
+     * After a mirror's reconnect re-posted the retained records (under {@code flushLock}): FLUSH them and declare
+     * the mirror SYNC again. A failure is left to the next commit, which reconnects the mirror again.
+     */
+    static void flushAndDeclare(MirrorLinks.Mirror m, long repostedFrom, long semEnd, long backendAttachEpoch,
+                                long sinceTxId) {
+        MirrorLinks.startAt(m, backendAttachEpoch, repostedFrom);
+        try {
+            m.link().flush(semEnd).await();
+        } catch (RuntimeException e) {
+            return;
+        }
+        MirrorLinks.declare(m, backendAttachEpoch, sinceTxId);
+    }
+}

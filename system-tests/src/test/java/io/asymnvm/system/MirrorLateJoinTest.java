@@ -1,0 +1,217 @@
+package io.asymnvm.system;
+
+import io.asymnvm.backend.BackendConfiguration;
+import io.asymnvm.backend.BackendNode;
+import io.asymnvm.backend.mirror.MirrorShipper;
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.layout.ReplicationLayout;
+import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
+import io.asymnvm.mirror.MirrorNode;
+import io.asymnvm.system.PowerFailureRig.Pending;
+import io.asymnvm.system.PowerFailureRig.Transfer;
+import io.asymnvm.testsupport.ShmTempDirFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A mirror that joins while frontends run (issue 9): a frontend adds it at run time ({@link AsymNvm#addMirror}),
+ * re-posting its retained semantic records and dual-posting from then on, and declares it SYNC; the mirror reports
+ * in sync only once every frontend attached to its backend did so (the bank oracle of acknowledged transfers then
+ * survives the permanent loss of the backend), and refuses promotion with {@code REPLICA_BEHIND} naming a frontend
+ * that did not.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class MirrorLateJoinTest {
+    private static final long SEED = Long.getLong("asymnvm.seed", 20261125L);
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private BackendConfiguration config(String name) {
+        return BackendConfiguration.builder(dir.resolve(name)).size(16L << 20).maxFrontends(2)
+                .semRingCapacity(64L << 10).redoRingCapacity(256L << 10).slabSize(256 << 10).port(0)
+                .bindHost("127.0.0.1").credentials(dir.resolve("cluster.credentials")).conclude();
+    }
+
+    private FrontendOptions options() {
+        return FrontendOptions.builder().credentials(dir.resolve("cluster.credentials")).reconnectTimeoutMillis(300)
+                .failoverTimeoutMillis(20_000).mirrorReconnectTimeoutMillis(2_000).conclude();
+    }
+
+    /** Frontend {@code id} over tcp to {@code node}, without mirrors. */
+    private AsymNvm connect(BackendNode node, int id) {
+        return AsymNvm.connect("tcp", "127.0.0.1:" + node.port(), List.of(), id, options());
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+    }
+
+    /** One thread of seeded SYNC transfers until stopped, each posted to and acknowledged in {@code pending}. */
+    private static Thread transfers(Accounts accounts, Pending pending, AtomicBoolean stop,
+                                    AtomicReference<Throwable> failure, long seed) {
+        Thread t = new Thread(() -> {
+            Random random = new Random(seed);
+            try {
+                for (int i = 0; i < 1_000_000 && !stop.get(); i++) {
+                    Transfer tr = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS),
+                            random.nextInt(PowerFailureRig.ACCOUNTS), 1 + random.nextInt(1000));
+                    pending.post(tr);
+                    accounts.transfer(tr.from(), tr.to(), tr.amount());
+                    pending.acknowledge(tr);
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "bank-transfers");
+        t.start();
+        return t;
+    }
+
+    @Test
+    void mirrorAddedWhileTransfersRunHoldsEveryAcknowledgedTransferAfterThePermanentLossOfTheBackend()
+            throws Exception {
+        BackendConfiguration backendConfig = config("backend.pm");
+        BackendNode backend = BackendNode.start(backendConfig);
+        Pending pending = new Pending(true);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (MirrorNode mirror = startMirrorThatTheFrontendDoesNotKnow(backend);
+             AsymNvm nvm = connect(backend, 0)) {
+            Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
+            Ledger ledger = nvm.transactional(Ledger.class, new Ledger.Impl());
+            accounts.create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
+            nvm.sync();
+            Thread worker = transfers(accounts, pending, stop, failure, SEED);
+            await("transfers before the mirror is added", () -> pending.acknowledged() > 300 || failure.get() != null);
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, mirror.state(),
+                    "frontend 0 is attached to the backend and has not declared the mirror");
+
+            String m1 = "127.0.0.1:" + mirror.port();
+            nvm.addMirror(m1); // while the worker commits
+            assertEquals(List.of(m1), nvm.mirrors());
+            await("the mirror is in sync", () -> mirror.inSync() || failure.get() != null);
+            int atSync = pending.acknowledged();
+            await("transfers after the sync", () -> pending.acknowledged() > atSync + 300 || failure.get() != null);
+            assertNull(failure.get(), () -> "transfers failed: " + failure.get());
+
+            // the backend is lost for good, mid-stream: its redo not yet shipped exists only as semantic records
+            backend.close();
+            Files.delete(backendConfig.pmFile());
+            long promotedEpoch = mirror.promote();
+            int atLoss = pending.acknowledged();
+            await("transfers on the promoted mirror", () -> pending.acknowledged() > atLoss + 200
+                    || failure.get() != null);
+            stop.set(true);
+            worker.join(30_000);
+            assertNull(failure.get(), () -> "transfers failed across the failover: " + failure.get());
+            assertEquals(1, nvm.stats().failovers(), "the frontend resumed on the promoted mirror");
+            assertTrue(Arrays.equals(pending.oracle(), ledger.balances()), "balances on the promoted mirror "
+                    + Arrays.toString(ledger.balances()) + " differ from the oracle of " + pending.acknowledged()
+                    + " acknowledged transfers " + Arrays.toString(pending.oracle()));
+            nvm.crash(); // a new incarnation, without this one's cache, must find the same
+            try (AsymNvm again = connect(mirror.node(), 0)) {
+                again.transactional(Accounts.class, new Accounts.Impl());
+                Ledger fresh = again.transactional(Ledger.class, new Ledger.Impl());
+                again.recover();
+                assertTrue(Arrays.equals(pending.oracle(), fresh.balances()), "a new incarnation on the mirror of "
+                        + "epoch " + promotedEpoch + " sees " + Arrays.toString(fresh.balances()) + ", not "
+                        + Arrays.toString(pending.oracle()));
+            }
+            System.out.printf("late join: %d acknowledged transfers, mirror added after %d, in sync after %d, "
+                    + "backend lost after %d, promoted epoch %d%n", pending.acknowledged(), 300, atSync, atLoss,
+                    promotedEpoch);
+        } finally {
+            stop.set(true);
+            backend.close();
+        }
+    }
+
+    @Test
+    void aFrontendThatNeverAddsTheMirrorKeepsItCatchingUpAndPromotionRefusedNamingIt() {
+        try (BackendNode backend = BackendNode.start(config("backend.pm"))) {
+            AsymNvm a = connect(backend, 0);
+            AsymNvm b = connect(backend, 1);
+            Accounts accountsA = a.transactional(Accounts.class, new Accounts.Impl());
+            Accounts accountsB = b.transactional(Accounts.class, new Accounts.Impl());
+            accountsA.create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
+            accountsB.create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
+            boolean closed = false;
+            try (MirrorNode mirror = startMirrorThatTheFrontendDoesNotKnow(backend)) {
+                String m1 = "127.0.0.1:" + mirror.port();
+                IllegalArgumentException own = assertThrows(IllegalArgumentException.class,
+                        () -> a.addMirror("127.0.0.1:" + backend.port()));
+                assertTrue(own.getMessage().contains("frontend 0's backend"), own.getMessage());
+                IllegalArgumentException malformed = assertThrows(IllegalArgumentException.class,
+                        () -> a.addMirror("127.0.0.1"));
+                assertTrue(malformed.getMessage().contains("'127.0.0.1' is not host:port"), malformed.getMessage());
+                assertEquals(List.of(), a.mirrors(), "refused adds change nothing");
+                a.addMirror(m1);
+                for (int i = 0; i < 50; i++) {
+                    accountsA.transfer(i % 8, (i + 1) % 8, 1);
+                    accountsB.transfer(i % 8, (i + 3) % 8, 2);
+                }
+                a.sync();
+                b.sync();
+                backend.awaitReplayed();
+                MirrorShipper shipper = backend.replication().shippers().get(0);
+                await("the copy is done and the mirror applied what the backend applied", () ->
+                        shipper.phase() == MirrorShipper.Phase.STREAMING && shipper.lagTransactions(0) == 0
+                                && shipper.lagTransactions(1) == 0
+                                && mirror.node().frontendLog(1).checkpoint().appliedTxId()
+                                == backend.frontendLog(1).checkpoint().appliedTxId());
+                assertEquals(ReplicationLayout.STATE_CATCHING_UP, mirror.state(), "frontend 1 never declared it");
+                AsymNvmException refused = assertThrows(AsymNvmException.class, mirror::promote);
+                assertEquals(ErrorCode.REPLICA_BEHIND, refused.errorCode(), refused.getMessage());
+                assertTrue(refused.getMessage().contains("frontend 1"), refused.getMessage());
+                assertTrue(mirror.replication().isMirror(), "a refused promotion changed the role");
+
+                b.addMirror(m1);
+                await("the mirror is in sync once frontend 1 declared it too", mirror::inSync);
+                await("the backend reports it in sync", () -> shipper.mirrorState() == ReplicationLayout.STATE_IN_SYNC);
+                IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> b.addMirror(m1));
+                assertTrue(twice.getMessage().contains("already a SYNC mirror"), twice.getMessage());
+                accountsB.transfer(0, 1, 5); // the refused second add left the first link working
+                b.sync();
+                a.close();
+                b.close();
+                closed = true;
+            } finally {
+                if (!closed) { // a failure: free the connections without waiting for anything
+                    a.crash();
+                    b.crash();
+                }
+            }
+        }
+    }
+
+    /** A mirror of {@code backend} joining it over tcp (ADD_MIRROR, then the backend ships to it). */
+    private MirrorNode startMirrorThatTheFrontendDoesNotKnow(BackendNode backend) {
+        return MirrorNode.start(config("mirror.pm"), "127.0.0.1", backend.port());
+    }
+}
