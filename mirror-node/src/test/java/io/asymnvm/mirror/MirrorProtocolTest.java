@@ -215,6 +215,7 @@ class MirrorProtocolTest {
         try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect()) {
             sb = m.superblock();
             peerAttach(peer, sb);
+            peer.call(ReplicationLayout.frontends(new long[FRONTENDS])).await(); // none attached to the backend
             peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
                     new long[(int) sb.slabCount()]).encode()).await();
             awaitState(m, ReplicationLayout.STATE_IN_SYNC);
@@ -233,6 +234,7 @@ class MirrorProtocolTest {
         }
         try (BackendNode m = BackendNode.startMirror(cfg, null); FabricConnection peer = m.localFabric().connect()) {
             peerAttach(peer, sb);
+            peer.call(ReplicationLayout.frontends(new long[FRONTENDS])).await(); // none attached to the backend
             peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4],
                     new long[(int) sb.slabCount()]).encode()).await();
             awaitState(m, ReplicationLayout.STATE_IN_SYNC);
