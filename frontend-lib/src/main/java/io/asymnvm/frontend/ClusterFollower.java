@@ -38,8 +38,15 @@ final class ClusterFollower implements AutoCloseable {
     private final ClusterSession session;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     private volatile ClusterStore.Watch watch;
-    private final java.util.concurrent.ExecutorService applier =
-            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    /** How soon a mirror that could not be added is tried again (its joining waits for this frontend's add). */
+    static final long ADD_RETRY_MILLIS = 200;
+    /** The newest configuration seen (applied again while an add is pending). */
+    private volatile ClusterConfig latest;
+    /** Whether a retry is scheduled (one at a time, however many mirrors are pending). */
+    private final java.util.concurrent.atomic.AtomicBoolean retryScheduled =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.ScheduledExecutorService applier =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "asymnvm-cluster-follower");
                 t.setDaemon(true);
                 return t;
@@ -69,6 +76,7 @@ final class ClusterFollower implements AutoCloseable {
 
     void follow(AsymNvm nvm) {
         watch = session.store().watch(c -> {
+            latest = c;
             try {
                 applier.execute(() -> apply(nvm, c));
             } catch (java.util.concurrent.RejectedExecutionException closed) {
@@ -103,11 +111,32 @@ final class ClusterFollower implements AutoCloseable {
                             m.inSync() ? "in sync" : "catching up", c.epoch());
                 } catch (RuntimeException e) {
                     if (warned.add(a)) {
-                        LOG.warn("frontend {}: SYNC mirror {} could not be added yet ({}); retried at the next "
-                                + "configuration change", nvm.frontendId(), m.node(), e.getMessage());
+                        LOG.warn("frontend {}: SYNC mirror {} could not be added yet ({}); retried every {} ms",
+                                nvm.frontendId(), m.node(), e.getMessage(), ADD_RETRY_MILLIS);
                     }
+                    // The mirror turns in sync (and so the configuration changes) only once this frontend added
+                    // and declared it: waiting for the next change would wait forever. Try again soon, on the
+                    // newest configuration (which may no longer list it).
+                    retryLater(nvm);
                 }
             }
+        }
+    }
+
+    private void retryLater(AsymNvm nvm) {
+        if (!retryScheduled.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            applier.schedule(() -> {
+                retryScheduled.set(false);
+                ClusterConfig c = latest;
+                if (c != null) {
+                    apply(nvm, c);
+                }
+            }, ADD_RETRY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the follower closed
         }
     }
 

@@ -211,6 +211,62 @@ class MirrorLateJoinTest {
     }
 
     /** A mirror of {@code backend} joining it over tcp (ADD_MIRROR, then the backend ships to it). */
+    /**
+     * A mirror listed before its image copy arrived (a mirror joins the configuration first, and a frontend's
+     * follower adds it at once): once this frontend's semantic ring has wrapped, the mirror's FLUSH check could not
+     * admit the re-posted records, so the add is refused with REPLICA_BEHIND before the mirror joins the set (commits
+     * go on without it), and succeeds once the copy arrived. Found by the permanent-loss drill at its 12th iteration:
+     * the frontend's positions passed the 4 MiB ring, the add failed on its FLUSH, and the follower never retried.
+     */
+    @Test
+    void aMirrorWithoutItsImageCopyIsRefusedOnceTheRingWrappedAndAddedAfterTheCopy() {
+        try (BackendNode backend = BackendNode.start(config("backend.pm"));
+             BackendNode mirror = BackendNode.startMirror(config("mirror.pm"),
+                     io.asymnvm.core.layout.SuperblockLayout.withEpoch(backend.superblock(),
+                             backend.replication().epoch()));
+             AsymNvm nvm = connect(backend, 0)) {
+            Accounts accounts = nvm.transactional(Accounts.class, new Accounts.Impl());
+            Ledger ledger = nvm.transactional(Ledger.class, new Ledger.Impl());
+            accounts.create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
+            Pending pending = new Pending(true);
+            Random random = new Random(SEED);
+            transfer(accounts, pending, random, 3_000); // the 64 KiB semantic ring wraps several times
+            String m = "127.0.0.1:" + mirror.port();
+            AsymNvmException early = assertThrows(AsymNvmException.class, () -> nvm.addMirror(m));
+            assertEquals(ErrorCode.REPLICA_BEHIND, early.errorCode(), early.getMessage());
+            assertEquals(List.of(), nvm.mirrors(), "refused before it joined the set");
+            transfer(accounts, pending, random, 100); // commits go on without it
+
+            backend.replication().addMirror("local:mirror.pm", mirror.localFabric(), false);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    nvm.addMirror(m);
+                    break;
+                } catch (AsymNvmException notYet) {
+                    assertEquals(ErrorCode.REPLICA_BEHIND, notYet.errorCode(), notYet.getMessage());
+                    assertTrue(System.nanoTime() - deadline < 0, "the copy never arrived: " + notYet.getMessage());
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                }
+            }
+            assertEquals(List.of(m), nvm.mirrors());
+            transfer(accounts, pending, random, 500);
+            await("the mirror is in sync", () -> mirror.replication().state() == ReplicationLayout.STATE_IN_SYNC);
+            assertTrue(Arrays.equals(pending.oracle(), ledger.balances()), "balances "
+                    + Arrays.toString(ledger.balances()) + " differ from the oracle " + Arrays.toString(pending.oracle()));
+        }
+    }
+
+    private static void transfer(Accounts accounts, Pending pending, Random random, int n) {
+        for (int i = 0; i < n; i++) {
+            Transfer tr = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS),
+                    random.nextInt(PowerFailureRig.ACCOUNTS), 1 + random.nextInt(1000));
+            pending.post(tr);
+            accounts.transfer(tr.from(), tr.to(), tr.amount());
+            pending.acknowledge(tr);
+        }
+    }
+
     private MirrorNode startMirrorThatTheFrontendDoesNotKnow(BackendNode backend) {
         return MirrorNode.start(config("mirror.pm"), "127.0.0.1", backend.port());
     }

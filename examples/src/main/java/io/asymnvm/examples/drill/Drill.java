@@ -582,8 +582,14 @@ public final class Drill {
     }
 
     private void awaitInSync(Node mirror, long deadline) {
-        cluster.await(c -> c.mirror(mirror.id()).map(m -> m.inSync()).orElse(false), "mirror " + mirror.id()
-                + " IN_SYNC", deadline);
+        try {
+            cluster.await(c -> c.mirror(mirror.id()).map(m -> m.inSync()).orElse(false), "mirror " + mirror.id()
+                    + " IN_SYNC", deadline);
+        } catch (DrillFailure f) {
+            // why it stays catching up is in the mirror's log (its gate names the frontend it waits for)
+            throw new DrillFailure(f.getMessage() + "; mirror " + mirror.id() + ":" + mirror.proc().logTail()
+                    + (backend != null ? "; backend:" + backend.logTail() : ""));
+        }
     }
 
     private static void deleteImage(Path file) {

@@ -1,5 +1,8 @@
 package io.asymnvm.frontend.tx;
 
+import io.asymnvm.core.AsymNvmException;
+import io.asymnvm.core.ErrorCode;
+
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.frontend.link.BackendLink;
 import io.asymnvm.frontend.link.MirrorLinks;
@@ -53,6 +56,17 @@ final class MirrorAdd {
                     + "frontend " + e.frontendId() + " (in sync: " + engine.mirrorEndpoints() + ")");
         }
         AttachReply reply = mirrorLink.open();
+        long from = e.firstRetained();
+        if (from - reply.semHead() > e.semCapacity()) {
+            // The mirror's FLUSH check starts at most one ring past its own checkpoint: before its image copy
+            // arrived (a mirror joins the configuration first) it holds no checkpoint of this frontend, and the
+            // re-posted records could not be admitted. Refused before it joins the set; the caller tries again.
+            mirrorLink.close();
+            throw new AsymNvmException(ErrorCode.REPLICA_BEHIND, "mirror " + mirrorLink.endpoint()
+                    + " has no image copy of frontend " + e.frontendId() + "'s log yet: its checkpoint is at "
+                    + "semantic position " + reply.semHead() + ", the retained records start at " + from
+                    + ", more than the ring's " + e.semCapacity() + " bytes later; add it once its copy arrived");
+        }
         MirrorLinks.Mirror m = null;
         try {
             synchronized (e.flushLock()) {

@@ -605,6 +605,16 @@ public final class TransactionEngine implements AutoCloseable {
             return posted.semEnd();
         }
 
+        /** Where the oldest retained semantic record starts (a re-post starts there). */
+        long firstRetained() {
+            return semRing.firstRetained();
+        }
+
+        /** The semantic ring's capacity in bytes. */
+        long semCapacity() {
+            return semRing.capacity();
+        }
+
         long releasedTxId() {
             return releasedTxId;
         }
