@@ -113,6 +113,9 @@ class SlabReturnTest {
             }
             // slot 0's block shares the first slab with the index or has a slab of its own: all others go back
             awaitHeld(0, held - 11);
+            // the backend's table changes before the frontend counts the return (the reply is still on its way)
+            Conditions.awaitTrue("frontend 0 to count 11 slab returns", WAIT,
+                    () -> first.stats().slabReturns() >= 11, () -> "(counted " + first.stats().slabReturns() + ")");
             assertEquals(11, first.stats().slabReturns());
             expectSlots(blocks, Set.of(0));
 
@@ -217,6 +220,9 @@ class SlabReturnTest {
         next.recover();
         expectSlots(recovered, Set.of(0, 6));
         awaitHeld(0, held - 5);
+        Conditions.awaitTrue("the new incarnation to count its returns", WAIT,
+                () -> next.stats().slabReturns() >= expectedReturns,
+                () -> "(counted " + next.stats().slabReturns() + ")");
         assertEquals(expectedReturns, next.stats().slabReturns(), "slabs the new incarnation returned");
         fill(recovered, 10, 13);
         expectSlots(recovered, Set.of(0, 6, 10, 11, 12));

@@ -253,7 +253,8 @@ class MirrorLateJoinTest {
             transfer(accounts, pending, random, 500);
             await("the mirror is in sync", () -> mirror.replication().state() == ReplicationLayout.STATE_IN_SYNC);
             assertTrue(Arrays.equals(pending.oracle(), ledger.balances()), "balances "
-                    + Arrays.toString(ledger.balances()) + " differ from the oracle " + Arrays.toString(pending.oracle()));
+                    + Arrays.toString(ledger.balances()) + " differ from the oracle "
+                    + Arrays.toString(pending.oracle()));
         }
     }
 
