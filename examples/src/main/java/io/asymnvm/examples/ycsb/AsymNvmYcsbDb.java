@@ -27,7 +27,8 @@ import java.util.Vector;
  *
  * <p>Properties: {@code asymnvm.fabric} {@code local} (a backend embedded in this JVM on {@code asymnvm.dir}, PM
  * file size {@code asymnvm.size}, default 1 GiB) or {@code tcp} (a running backend at {@code asymnvm.host} and
- * {@code asymnvm.port}, as frontend {@code asymnvm.frontendId}); {@code asymnvm.structure} {@code hash} (default)
+ * {@code asymnvm.port}, as frontend {@code asymnvm.frontendId}, with the SYNC mirrors {@code asymnvm.mirrors}, see
+ * {@link #connectTcp}); {@code asymnvm.structure} {@code hash} (default)
  * or {@code btree} (needed for scans, workload E); {@code asymnvm.name} (default {@code usertable});
  * {@code asymnvm.mode} {@code asymnvm} (default) or {@code naive} (the baseline mode, {@link ExecutionMode}).
  */
@@ -91,11 +92,7 @@ public class AsymNvmYcsbDb extends DB {
                     nvm = AsymNvm.embedded(Path.of(dir), FrontendOptions.builder().embeddedSizeBytes(size)
                             .mode(mode).conclude());
                 }
-                case "tcp" -> nvm = AsymNvm.connect(p.getProperty("asymnvm.host", "127.0.0.1"),
-                        Integer.parseInt(p.getProperty("asymnvm.port", "7000")),
-                        Integer.parseInt(p.getProperty("asymnvm.frontendId", "0")), FrontendOptions.builder()
-                                .mode(mode).conclude().withCredentials(p.getProperty("asymnvm.credentials") == null ? null
-                                        : Path.of(p.getProperty("asymnvm.credentials"))));
+                case "tcp" -> nvm = connectTcp(p, mode);
                 default -> throw new DBException("asymnvm.fabric must be local or tcp, not '" + fabric + "'");
             }
         } catch (NumberFormatException e) {
@@ -108,6 +105,26 @@ public class AsymNvmYcsbDb extends DB {
             nvm.close();
             throw new DBException("cannot open the YCSB table: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Over tcp, with the SYNC mirrors of {@code asymnvm.mirrors} ("host:port,..."; none by default): if the backend
+     * stays unreachable for {@code asymnvm.reconnectTimeoutMillis} (default 30000) the frontend fails over to a
+     * mirror promoted meanwhile, and YCSB's calls go on.
+     */
+    private static AsymNvm connectTcp(Properties p, ExecutionMode mode) {
+        String host = p.getProperty("asymnvm.host", "127.0.0.1");
+        int port = Integer.parseInt(p.getProperty("asymnvm.port", "7000"));
+        int frontendId = Integer.parseInt(p.getProperty("asymnvm.frontendId", "0"));
+        String credentials = p.getProperty("asymnvm.credentials");
+        FrontendOptions options = FrontendOptions.builder().mode(mode)
+                .reconnectTimeoutMillis(Long.parseLong(p.getProperty("asymnvm.reconnectTimeoutMillis", "30000")))
+                .conclude().withCredentials(credentials == null ? null : Path.of(credentials));
+        String mirrors = p.getProperty("asymnvm.mirrors", "").trim();
+        if (mirrors.isEmpty()) {
+            return AsymNvm.connect(host, port, frontendId, options);
+        }
+        return AsymNvm.connect("tcp", host + ":" + port, List.of(mirrors.split(",")), frontendId, options);
     }
 
     @Override

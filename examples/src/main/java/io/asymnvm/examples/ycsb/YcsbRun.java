@@ -134,6 +134,21 @@ public final class YcsbRun {
     }
 
     private Phase phase(char workload, boolean load, Path dir, BackendNode node) throws IOException {
+        return phase(workload, load, dir, node, Map.of());
+    }
+
+    /**
+     * One phase (load or run) of {@code workload} against a backend the caller runs: {@code endpoint}'s binding
+     * properties ({@code asymnvm.host}, {@code asymnvm.port}, {@code asymnvm.mirrors}, ...) are added to the
+     * configuration's; {@code dir} receives YCSB's export and log. Tests use it to lose and promote a mirrored
+     * backend between or during phases.
+     */
+    public Phase phase(char workload, boolean load, Path dir, Map<String, String> endpoint) throws IOException {
+        return phase(workload, load, dir, null, endpoint);
+    }
+
+    private Phase phase(char workload, boolean load, Path dir, BackendNode node, Map<String, String> endpoint)
+            throws IOException {
         String name = load ? "load" : "run";
         progress.accept("workload " + workload + " " + name + " (" + (load ? config.records() + " records"
                 : config.operations() + " operations") + ", " + config.threads() + " threads, "
@@ -150,7 +165,9 @@ public final class YcsbRun {
         cmd.add(load ? "-load" : "-t");
         cmd.add("-db");
         cmd.add(config.dbClass());
-        for (Map.Entry<String, String> p : properties(workload, load, dir, node, export).entrySet()) {
+        Map<String, String> properties = properties(workload, load, dir, node, export);
+        properties.putAll(endpoint);
+        for (Map.Entry<String, String> p : properties.entrySet()) {
             cmd.add("-p");
             cmd.add(p.getKey() + "=" + p.getValue());
         }
