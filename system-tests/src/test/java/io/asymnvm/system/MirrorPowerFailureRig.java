@@ -83,7 +83,16 @@ final class MirrorPowerFailureRig {
          */
         REATTACH_MIRROR_THEN_BACKEND(Phase.REATTACH, false, true, true),
         /** The mirror joins (or its shipper re-attaches: a new copy) after a quarter of the transfers. */
-        LATE_JOIN_BACKEND(Phase.LATE_JOIN, true, false);
+        LATE_JOIN_BACKEND(Phase.LATE_JOIN, true, false),
+        /** The backend's power is cut while a running frontend adds the mirror ({@link Phase#LATE_ADD}). */
+        LATE_ADD_BACKEND(Phase.LATE_ADD, true, false),
+        /**
+         * The mirror's power is cut while a running frontend adds it; the backend is then lost for good, and the
+         * mirror, restarted from its crash image, is promoted only if its persisted mark says it was in sync.
+         */
+        LATE_ADD_MIRROR_THEN_BACKEND(Phase.LATE_ADD, false, true, true),
+        /** Both lose power at once while a running frontend adds the mirror. */
+        LATE_ADD_BOTH(Phase.LATE_ADD, true, true);
 
         final Phase phase;
         final boolean backendCut;
@@ -113,7 +122,14 @@ final class MirrorPowerFailureRig {
         /** As SHIPPING, and the backend's shipper re-attaches (a new image copy) after a quarter of the plan. */
         REATTACH,
         /** The frontend dual-posts to the mirror from its start; the copy starts after a quarter of the plan. */
-        LATE_JOIN
+        LATE_JOIN,
+        /**
+         * The frontend runs without a mirror for three quarters of the plan; then the backend starts shipping to
+         * the mirror (image copy, catch-up) and the frontend adds it at run time ({@code AsymNvm.addMirror}:
+         * re-post of its retained records, FLUSH, MIRROR_POSTING declaration), and the last quarter commits with
+         * it. The crash point counts from just before the add.
+         */
+        LATE_ADD
     }
 
     /** How a crash state ended. */
@@ -203,13 +219,15 @@ final class MirrorPowerFailureRig {
                 Superblock sb = SuperblockLayout.withEpoch(backend.get().superblock(),
                         backend.get().replication().epoch());
                 mirror.set(BackendNode.startMirror(mirrorConfig, mirrorRegion, sb));
-                if (family.phase != Phase.LATE_JOIN) {
+                boolean late = family.phase == Phase.LATE_JOIN || family.phase == Phase.LATE_ADD;
+                if (!late) {
                     addMirror(backend.get(), mirror.get());
                 }
-                if (family.phase != Phase.CATCH_UP && family.phase != Phase.LATE_JOIN) {
+                if (family.phase != Phase.CATCH_UP && !late) {
                     awaitOrFail("the mirror is in sync", () -> inSync(mirror.get()));
                 }
-                fe.set(open(backend.get().localFabric(), List.of(mirror.get().localFabric())));
+                fe.set(open(backend.get().localFabric(), family.phase == Phase.LATE_ADD ? List.of()
+                        : List.of(mirror.get().localFabric())));
                 fe.get().accounts().create(ACCOUNTS, INITIAL);
                 fe.get().nvm().sync();
                 if (family.phase == Phase.PROMOTION) {
@@ -228,19 +246,28 @@ final class MirrorPowerFailureRig {
                     fe.set(null);
                     return;
                 }
-                arm(counted, crashPoint, base);
-                if (family.phase == Phase.REATTACH) {
+                if (family.phase == Phase.LATE_ADD) {
+                    int head = plan.size() * 3 / 4;
+                    transfers(fe.get(), plan.subList(0, head), pending, null);
+                    arm(counted, crashPoint, base);
+                    addMirror(backend.get(), mirror.get());
+                    addToFrontend(fe.get(), mirror.get());
+                    transfers(fe.get(), plan.subList(head, plan.size()), pending, mirrorRegion);
+                } else if (family.phase == Phase.REATTACH) {
+                    arm(counted, crashPoint, base);
                     int quarter = plan.size() / 4;
                     transfers(fe.get(), plan.subList(0, quarter), pending, mirrorRegion);
                     backend.get().replication().removeMirror("local:mirror");
                     addMirror(backend.get(), mirror.get());
                     transfers(fe.get(), plan.subList(quarter, plan.size()), pending, mirrorRegion);
                 } else if (family.phase == Phase.LATE_JOIN) {
+                    arm(counted, crashPoint, base);
                     int quarter = plan.size() / 4;
                     transfers(fe.get(), plan.subList(0, quarter), pending, mirrorRegion);
                     addMirror(backend.get(), mirror.get());
                     transfers(fe.get(), plan.subList(quarter, plan.size()), pending, mirrorRegion);
                 } else {
+                    arm(counted, crashPoint, base);
                     transfers(fe.get(), plan, pending, mirrorRegion);
                 }
                 fe.get().nvm().sync();
@@ -317,6 +344,26 @@ final class MirrorPowerFailureRig {
 
     private static void addMirror(BackendNode backend, BackendNode mirror) {
         backend.replication().addMirror("local:mirror", mirror.localFabric());
+    }
+
+    /**
+     * The running frontend adds the mirror ({@code AsymNvm.addMirror}); a refusal with REPLICA_BEHIND (its image
+     * copy has not arrived yet) is tried again, as the cluster follower does, at most for the rig's wait bound.
+     */
+    private static void addToFrontend(Frontend f, BackendNode mirror) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                f.nvm().addMirror(mirror.localFabric(), "local:mirror");
+                return;
+            } catch (AsymNvmException e) {
+                if (e.errorCode() != ErrorCode.REPLICA_BEHIND || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS
+                        .toNanos(Math.min(attempt, 20)));
+            }
+        }
     }
 
     /** Arms the failure at {@code crashPoint} persists from now (no persist slips in between). */

@@ -140,6 +140,34 @@ class MirrorPowerFailureTest {
         explore(1_400, "late join, slow", List.of(Family.LATE_JOIN_BACKEND));
     }
 
+    private static final List<Family> LATE_ADD = List.of(Family.LATE_ADD_BACKEND,
+            Family.LATE_ADD_MIRROR_THEN_BACKEND, Family.LATE_ADD_BOTH);
+
+    /**
+     * A running frontend adds the mirror ({@code AsymNvm.addMirror}: re-post of its retained records, FLUSH,
+     * MIRROR_POSTING) while the backend copies its image to it, and the power is cut in the backend, the mirror
+     * or both; the backend is then lost for good. The mirror is promoted only if it claims in sync (live, or
+     * restarted from its crash image with a durable in-sync mark) and must then hold every acknowledged transfer
+     * and no partial one; otherwise it must refuse with REPLICA_BEHIND.
+     */
+    @Test
+    void powerCutWhileARunningFrontendAddsTheMirror() {
+        Exploration e = explore(Integer.getInteger("asymnvm.lateAddStates", 120), "late add", LATE_ADD);
+        // most cuts fall before the mirror is in sync (refusals); some after, where it must be promoted
+        assertTrue(e.count(Family.LATE_ADD_BACKEND, Outcome.PROMOTED) > 0,
+                "no mirror promoted after the backend lost power once the add was done");
+        assertTrue(e.count(Family.LATE_ADD_MIRROR_THEN_BACKEND, Outcome.PROMOTED_AFTER_RESTART)
+                + e.count(Family.LATE_ADD_BOTH, Outcome.PROMOTED_AFTER_RESTART) > 0,
+                "no restarted mirror promoted after it lost power once the add was done");
+    }
+
+    @Test
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void powerCutWhileARunningFrontendAddsTheMirrorInFifteenHundredPowerFailures() {
+        explore(1_500, "late add, slow", LATE_ADD);
+    }
+
     private Exploration explore(int states, String profile, List<Family> families) {
         Exploration e = new Exploration();
         int perFamily = (states + families.size() - 1) / families.size();
