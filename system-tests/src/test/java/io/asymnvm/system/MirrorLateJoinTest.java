@@ -12,6 +12,7 @@ import io.asymnvm.mirror.MirrorNode;
 import io.asymnvm.system.PowerFailureRig.Pending;
 import io.asymnvm.system.PowerFailureRig.Transfer;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import io.asymnvm.testsupport.Conditions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +25,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,16 +60,6 @@ class MirrorLateJoinTest {
     /** Frontend {@code id} over tcp to {@code node}, without mirrors. */
     private AsymNvm connect(BackendNode node, int id) {
         return AsymNvm.connect("tcp", "127.0.0.1:" + node.port(), List.of(), id, options());
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
     }
 
     /** One thread of seeded SYNC transfers until stopped, each posted to and acknowledged in {@code pending}. */
@@ -108,16 +98,18 @@ class MirrorLateJoinTest {
             accounts.create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
             nvm.sync();
             Thread worker = transfers(accounts, pending, stop, failure, SEED);
-            await("transfers before the mirror is added", () -> pending.acknowledged() > 300 || failure.get() != null);
+            Conditions.awaitTrue("transfers before the mirror is added",
+                    () -> pending.acknowledged() > 300 || failure.get() != null);
             assertEquals(ReplicationLayout.STATE_CATCHING_UP, mirror.state(),
                     "frontend 0 is attached to the backend and has not declared the mirror");
 
             String m1 = "127.0.0.1:" + mirror.port();
             nvm.addMirror(m1); // while the worker commits
             assertEquals(List.of(m1), nvm.mirrors());
-            await("the mirror is in sync", () -> mirror.inSync() || failure.get() != null);
+            Conditions.awaitTrue("the mirror is in sync", () -> mirror.inSync() || failure.get() != null);
             int atSync = pending.acknowledged();
-            await("transfers after the sync", () -> pending.acknowledged() > atSync + 300 || failure.get() != null);
+            Conditions.awaitTrue("transfers after the sync",
+                    () -> pending.acknowledged() > atSync + 300 || failure.get() != null);
             assertNull(failure.get(), () -> "transfers failed: " + failure.get());
 
             // the backend is lost for good, mid-stream: its redo not yet shipped exists only as semantic records
@@ -125,7 +117,7 @@ class MirrorLateJoinTest {
             Files.delete(backendConfig.pmFile());
             long promotedEpoch = mirror.promote();
             int atLoss = pending.acknowledged();
-            await("transfers on the promoted mirror", () -> pending.acknowledged() > atLoss + 200
+            Conditions.awaitTrue("transfers on the promoted mirror", () -> pending.acknowledged() > atLoss + 200
                     || failure.get() != null);
             stop.set(true);
             worker.join(30_000);
@@ -180,7 +172,7 @@ class MirrorLateJoinTest {
                 b.sync();
                 backend.awaitReplayed();
                 MirrorShipper shipper = backend.replication().shippers().get(0);
-                await("the copy is done and the mirror applied what the backend applied", () ->
+                Conditions.awaitTrue("the copy is done and the mirror applied what the backend applied", () ->
                         shipper.phase() == MirrorShipper.Phase.STREAMING && shipper.lagTransactions(0) == 0
                                 && shipper.lagTransactions(1) == 0
                                 && mirror.node().frontendLog(1).checkpoint().appliedTxId()
@@ -192,8 +184,9 @@ class MirrorLateJoinTest {
                 assertTrue(mirror.replication().isMirror(), "a refused promotion changed the role");
 
                 b.addMirror(m1);
-                await("the mirror is in sync once frontend 1 declared it too", mirror::inSync);
-                await("the backend reports it in sync", () -> shipper.mirrorState() == ReplicationLayout.STATE_IN_SYNC);
+                Conditions.awaitTrue("the mirror is in sync once frontend 1 declared it too", mirror::inSync);
+                Conditions.awaitTrue("the backend reports it in sync",
+                        () -> shipper.mirrorState() == ReplicationLayout.STATE_IN_SYNC);
                 IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> b.addMirror(m1));
                 assertTrue(twice.getMessage().contains("already a SYNC mirror"), twice.getMessage());
                 accountsB.transfer(0, 1, 5); // the refused second add left the first link working
@@ -251,7 +244,8 @@ class MirrorLateJoinTest {
             }
             assertEquals(List.of(m), nvm.mirrors());
             transfer(accounts, pending, random, 500);
-            await("the mirror is in sync", () -> mirror.replication().state() == ReplicationLayout.STATE_IN_SYNC);
+            Conditions.awaitTrue("the mirror is in sync",
+                    () -> mirror.replication().state() == ReplicationLayout.STATE_IN_SYNC);
             assertTrue(Arrays.equals(pending.oracle(), ledger.balances()), "balances "
                     + Arrays.toString(ledger.balances()) + " differ from the oracle "
                     + Arrays.toString(pending.oracle()));

@@ -63,8 +63,8 @@ class TornMirrorRecordTest {
     private static Transfer transfers(Bank bank, Random random, long[] oracle, FaultInjectingFabric fabric,
                                       boolean crashOnTear, long seed) {
         for (int i = 0; i < TRANSFERS; i++) {
-            Transfer t = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS), random.nextInt(PowerFailureRig.ACCOUNTS),
-                    1 + random.nextInt(1000));
+            Transfer t = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS),
+                    random.nextInt(PowerFailureRig.ACCOUNTS), 1 + random.nextInt(1000));
             try {
                 bank.accounts().transfer(t.from(), t.to(), t.amount());
             } catch (RuntimeException e) {

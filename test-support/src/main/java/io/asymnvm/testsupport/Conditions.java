@@ -13,6 +13,14 @@ public final class Conditions {
     private Conditions() {
     }
 
+    /** How long {@link #awaitTrue(String, BooleanSupplier)} waits: generous, it only matters when a test fails. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+    /** {@link #awaitTrue(String, Duration, BooleanSupplier)} with {@link #DEFAULT_TIMEOUT}. */
+    public static void awaitTrue(String what, BooleanSupplier condition) {
+        awaitTrue(what, DEFAULT_TIMEOUT, condition, () -> "");
+    }
+
     /** Polls {@code condition} every 200 us until it holds; fails naming {@code what} after {@code timeout}. */
     public static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
         awaitTrue(what, timeout, condition, () -> "");

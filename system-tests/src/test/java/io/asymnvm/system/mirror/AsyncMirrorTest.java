@@ -18,6 +18,7 @@ import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.mirror.MirrorNode;
 import io.asymnvm.system.Accounts;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import io.asymnvm.testsupport.Conditions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,8 +32,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -82,16 +81,6 @@ class AsyncMirrorTest {
                 .semRingCapacity(1L << 20).redoRingCapacity(4L << 20);
     }
 
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2)); // the lag has no listener: polled
-        }
-    }
-
     private static JsonNode statusOf(BackendNode backend) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         backend.replication().describe(root);
@@ -110,7 +99,7 @@ class AsyncMirrorTest {
              MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend, true)) {
             MirrorShipper shipper = backend.replication().shippers().get(0);
             assertTrue(shipper.isAsync(), "the shipper ships an ASYNC mirror");
-            await("the ASYNC mirror is in sync", mirror::inSync);
+            Conditions.awaitTrue("the ASYNC mirror is in sync", mirror::inSync);
             CountingFabric counted = new CountingFabric(backend.localFabric());
             long maxUnshipped = 0;
             long maxLagMs = 0;
@@ -135,10 +124,12 @@ class AsyncMirrorTest {
                 nvm.sync();
             }
             assertTrue(maxUnshipped > 0, "the lag in transactions never moved");
-            await("the lag returns to 0", () -> shipper.unshippedTransactions() == 0 && shipper.lagMillis() == 0
+            Conditions.awaitTrue("the lag returns to 0",
+                    () -> shipper.unshippedTransactions() == 0 && shipper.lagMillis() == 0
                     && shipper.lagTransactions(0) == 0);
             backend.awaitReplayed();
-            await("the mirror applied what the backend applied", () -> MirrorReplicationTest.caughtUp(backend, mirror.node()));
+            Conditions.awaitTrue("the mirror applied what the backend applied",
+                    () -> MirrorReplicationTest.caughtUp(backend, mirror.node()));
             mirror.node().awaitReplayed();
             assertReplica(backend, mirror.node());
             JsonNode s = statusOf(backend);
@@ -160,7 +151,7 @@ class AsyncMirrorTest {
         try (BackendNode backend = BackendNode.start(bc);
              MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend, true)) {
             MirrorShipper shipper = backend.replication().shippers().get(0);
-            await("the ASYNC mirror is in sync", mirror::inSync);
+            Conditions.awaitTrue("the ASYNC mirror is in sync", mirror::inSync);
             try (AsymNvm nvm = AsymNvm.open(backend.localFabric(), 0, FrontendOptions.defaults())) {
                 Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
                 bank.create(ACCOUNTS, OPENING);
@@ -170,7 +161,7 @@ class AsyncMirrorTest {
                 }
                 assertTrue(shipper.boundExceeded() > 0, "a lag above 3 transactions was never reported");
             }
-            await("the mirror is back within its bounds", () -> !shipper.behind()
+            Conditions.awaitTrue("the mirror is back within its bounds", () -> !shipper.behind()
                     && shipper.unshippedTransactions() == 0);
             JsonNode s = statusOf(backend);
             assertTrue(s.path("bound_exceeded").asLong() > 0, s.toString());
@@ -189,7 +180,7 @@ class AsyncMirrorTest {
         long appliedOnMirrorAtLoss;
         try (MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend, true)) {
             MirrorShipper shipper = backend.replication().shippers().get(0);
-            await("the ASYNC mirror is in sync", mirror::inSync);
+            Conditions.awaitTrue("the ASYNC mirror is in sync", mirror::inSync);
             AsymNvm nvm = AsymNvm.open(backend.localFabric(), 0, redoHeldBack());
             Accounts bank = nvm.transactional(Accounts.class, new Accounts.Impl());
             bank.create(ACCOUNTS, OPENING);
@@ -203,7 +194,7 @@ class AsyncMirrorTest {
             // the shipper's counter settles on what the mirror lacks: the backend's last durable record's tx id
             // minus the last one shipped to the mirror's semantic ring
             long lastDurable = backend.frontendLog(0).scanSemantic().lastTxId();
-            await("the unshipped counter matches the rings", () -> shipper.unshippedTransactions()
+            Conditions.awaitTrue("the unshipped counter matches the rings", () -> shipper.unshippedTransactions()
                     == lastDurable - mirror.node().frontendLog(0).scanSemantic().lastTxId());
             unshippedAtLoss = shipper.unshippedTransactions();
             appliedOnMirrorAtLoss = mirror.node().frontendLog(0).checkpoint().appliedTxId();
@@ -251,7 +242,7 @@ class AsyncMirrorTest {
             mirror = MirrorNode.start(config("mirror.pm").port(0).credentials(credentials).conclude(), "127.0.0.1",
                     backend.port(), true);
             MirrorNode m = mirror;
-            await("the ASYNC mirror is in sync", m::inSync);
+            Conditions.awaitTrue("the ASYNC mirror is in sync", m::inSync);
             MirrorShipper shipper = backend.replication().shippers().get(0);
             FrontendOptions options = FrontendOptions.builder().credentials(credentials).reconnectTimeoutMillis(300)
                     .failoverTimeoutMillis(20_000).conclude();

@@ -50,7 +50,7 @@ class ComposedMirrorFailureTest {
                 .credentials(dir.resolve("shared.credentials")).conclude();
     }
 
-    /** Commits key {@code k} with a value of size {@code VALUE_SIZES[k % n]} until stopped; acknowledged ones go to the oracle. */
+    /** Commits values of every size over 97 keys until stopped; the acknowledged ones go to the oracle. */
     private static Thread committer(Ops ops, Map<String, byte[]> oracle, AtomicLong committed, AtomicBoolean stop,
                                     AtomicReference<Throwable> failure) {
         Thread t = new Thread(() -> {

@@ -7,6 +7,7 @@ import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.PersistentTransaction;
 import io.asymnvm.frontend.Transaction;
 import io.asymnvm.mirror.MirrorNode;
+import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -77,11 +77,7 @@ class FrontendOnRealMirrorTest {
     void commitsReachTheMirrorAndSurviveItsPromotion() throws Exception {
         BackendNode backend = BackendNode.start(config("backend.pm"));
         try (MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm"), backend)) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!mirror.inSync() && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-            }
-            org.junit.jupiter.api.Assertions.assertTrue(mirror.inSync(), "the mirror did not reach in sync");
+            Conditions.awaitTrue("the mirror is in sync", mirror::inSync);
             FrontendOptions options = FrontendOptions.builder().reconnectTimeoutMillis(300)
                     .credentials(dir.resolve("shared.credentials"))
                     .failoverTimeoutMillis(20_000).conclude();

@@ -24,6 +24,7 @@ import io.asymnvm.structures.PersistentBTree;
 import io.asymnvm.structures.PersistentHashMap;
 import io.asymnvm.structures.codec.Codecs;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import io.asymnvm.testsupport.Conditions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -132,16 +132,6 @@ class MirrorReplicationTest {
                 .semRingCapacity(1L << 20).redoRingCapacity(4L << 20);
     }
 
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
     static boolean caughtUp(BackendNode backend, BackendNode mirror) {
         for (int f = 0; f < FRONTENDS; f++) {
             Checkpoint b = backend.frontendLog(f).checkpoint();
@@ -204,13 +194,13 @@ class MirrorReplicationTest {
                 nvm.sync();
             }
             backend.awaitReplayed();
-            await("the mirror applied what the backend applied", () -> caughtUp(backend, mirror.node()));
+            Conditions.awaitTrue("the mirror applied what the backend applied", () -> caughtUp(backend, mirror.node()));
             mirror.node().awaitReplayed();
             assertTrue(mirror.inSync(), "mirror state " + mirror.state());
             assertReplica(backend, mirror.node());
             MirrorShipper shipper = backend.replication().shippers().get(0);
             assertTrue(shipper.batchesShipped() > 0, "no batch shipped");
-            await("the lag counter reads 0 once caught up", () -> shipper.lagTransactions(0) == 0);
+            Conditions.awaitTrue("the lag counter reads 0 once caught up", () -> shipper.lagTransactions(0) == 0);
             System.out.printf("local mirror: %d batches, %d bytes shipped%n", shipper.batchesShipped(),
                     shipper.bytesShipped());
         }
@@ -248,7 +238,7 @@ class MirrorReplicationTest {
             assertTrue(reused.length > 0, "no returned slab was granted to the second frontend: "
                     + Arrays.toString(returned) + " vs " + Arrays.toString(backend.slabs().ownedBy(1)));
             backend.awaitReplayed();
-            await("the mirror applied both frontends", () -> caughtUp(backend, mirror.node()));
+            Conditions.awaitTrue("the mirror applied both frontends", () -> caughtUp(backend, mirror.node()));
             mirror.node().awaitReplayed();
             assertReplica(backend, mirror.node());
             System.out.printf("slab reuse: %d returned by frontend 0, %d of them granted to frontend 1%n",
@@ -268,7 +258,7 @@ class MirrorReplicationTest {
                     backend.port());
             long epoch = backend.replication().epoch();
             MirrorNode joined = mirror;
-            await("the new mirror is in sync", joined::inSync);
+            Conditions.awaitTrue("the new mirror is in sync", joined::inSync);
             System.out.printf("tcp mirror of a %d-byte heap in sync after %.0f ms%n",
                     backend.superblock().slabCount() * backend.superblock().slabSize(),
                     (System.nanoTime() - joining) / 1e6);
@@ -282,7 +272,7 @@ class MirrorReplicationTest {
             }
             backend.awaitReplayed();
             BackendNode m = mirror.node();
-            await("the mirror caught up over tcp", () -> caughtUp(backend, m) && mirror(m));
+            Conditions.awaitTrue("the mirror caught up over tcp", () -> caughtUp(backend, m) && mirror(m));
             assertReplica(backend, m);
             String status = status(backend.port());
             assertTrue(status.contains("\"mirrors\":[{") && status.contains("\"role\":\"backend\""), status);
@@ -390,7 +380,7 @@ class MirrorReplicationTest {
     void mirrorRefusesSlabsAndCatalogAndAPromotedNodeRefusesABackendOfItsEpoch() throws Exception {
         try (BackendNode backend = BackendNode.start(config("backend.pm").conclude());
              MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend)) {
-            await("the empty mirror is in sync", mirror::inSync);
+            Conditions.awaitTrue("the empty mirror is in sync", mirror::inSync);
             try (FabricConnection c = mirror.localFabric().connect()) {
                 ControlMessageLayout.AttachReply reply = ControlMessageLayout.AttachReply.decode(
                         c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await().bytes());
@@ -419,7 +409,7 @@ class MirrorReplicationTest {
             assertEquals(promotedImage, crcOf(mirror.node().configuration().pmFile()),
                     "a refused peer attach wrote to the promoted node's image");
             MirrorShipper old = backend.replication().shippers().get(0);
-            await("the old backend's shipper is refused (" + old.phase() + ", " + old.problem() + ")",
+            Conditions.awaitTrue("the old backend's shipper is refused (" + old.phase() + ", " + old.problem() + ")",
                     () -> old.phase() == MirrorShipper.Phase.REFUSED);
             assertTrue(old.problem().contains("epoch"), old.problem());
         }
@@ -451,21 +441,23 @@ class MirrorReplicationTest {
                     }
                 }, "committer");
                 writer.start();
-                await("some commits before the mirror joins", () -> committed.get() > 500 || failure.get() != null);
+                Conditions.awaitTrue("some commits before the mirror joins",
+                        () -> committed.get() > 500 || failure.get() != null);
                 try (MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm").conclude(), backend)) {
                     // the committing frontend is attached to the backend: the mirror is in sync only once it
                     // declared it SYNC, i.e. added it at run time (re-posting its retained records)
                     nvm.addMirror(mirror.localFabric(), "mirror");
-                    await("the mirror is in sync while commits go on", () -> mirror.inSync() || failure.get() != null);
+                    Conditions.awaitTrue("the mirror is in sync while commits go on",
+                            () -> mirror.inSync() || failure.get() != null);
                     long atSync = committed.get();
-                    await("more commits after the sync", () -> committed.get() > atSync + 500
+                    Conditions.awaitTrue("more commits after the sync", () -> committed.get() > atSync + 500
                             || failure.get() != null);
                     stop.set(true);
                     writer.join(30_000);
                     assertNull(failure.get(), () -> "committer failed: " + failure.get());
                     nvm.sync();
                     backend.awaitReplayed();
-                    await("the mirror applied everything", () -> caughtUp(backend, mirror.node()));
+                    Conditions.awaitTrue("the mirror applied everything", () -> caughtUp(backend, mirror.node()));
                     mirror.node().awaitReplayed();
                     assertReplica(backend, mirror.node());
                     System.out.printf("catch-up: %d commits, in sync after %d%n", committed.get(), atSync);

@@ -11,6 +11,7 @@ import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.mirror.MirrorNode;
 import io.asymnvm.mirror.ReplicationClient;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import io.asymnvm.testsupport.Conditions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,8 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,16 +40,6 @@ class MirrorRestartTest {
                 .semRingCapacity(256L << 10).redoRingCapacity(1L << 20).port(0).credentials(credentials).conclude();
     }
 
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
     @Test
     void mirrorRestartedAfterItsBackendIsLostComesBackInSyncAndIsPromotedWithEveryCommit() throws Exception {
         Path credentials = dir.resolve("cluster.credentials");
@@ -63,7 +52,7 @@ class MirrorRestartTest {
             long epoch;
             try (MirrorNode mirror = MirrorNode.start(mirrorConfig, "127.0.0.1", backend.port())) {
                 epoch = mirror.epoch();
-                await("the mirror is in sync", mirror::inSync);
+                Conditions.awaitTrue("the mirror is in sync", mirror::inSync);
                 try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", backend.port(), 0, options)) {
                     MirrorReplicationTest.Store store = nvm.transactional(MirrorReplicationTest.Store.class,
                             new MirrorReplicationTest.StoreImpl(nvm));
@@ -74,7 +63,8 @@ class MirrorRestartTest {
                 }
                 backend.awaitReplayed();
                 long backendApplied = backend.frontendLog(0).checkpoint().appliedTxId();
-                await("the mirror applied every transaction", () -> mirror.node().frontendLog(0).checkpoint()
+                Conditions.awaitTrue("the mirror applied every transaction",
+                        () -> mirror.node().frontendLog(0).checkpoint()
                         .appliedTxId() == backendApplied);
             } // the mirror stops; its file stays
             backend.close();

@@ -41,10 +41,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 1 B, 100 B, the inline limit and one past it, 1 KiB, a page and one either side, 16 KiB, the maximum), each key
  * overwritten with other sizes and some removed, under the smallest cache a frontend accepts (64 KiB: evicts all the
  * time, a maximum value does not fit in it) and a large one, with the coherence check on. The backend is then lost
- * for good (PM file deleted; over tcp, where a lost backend is a lost connection) while the frontend keeps committing; the mirror is promoted, the frontend fails over,
- * and every acknowledged value must be there byte for byte (an oracle), the cache coherent with the promoted image,
- * the structure's {@code verify()} clean, and a new incarnation of the frontend on the promoted node must read the same after
- * recovery.
+ * for good (PM file deleted; over tcp, where a lost backend is a lost connection) while the frontend keeps
+ * committing; the mirror is promoted, the frontend fails over, and every acknowledged value must be there byte for
+ * byte (an oracle), the cache coherent with the promoted image, the structure's {@code verify()} clean, and a new
+ * incarnation of the frontend on the promoted node must read the same after recovery; {@code inspect --deep} of
+ * the promoted image finds nothing wrong.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MirrorValueSizesTest {
@@ -171,7 +172,8 @@ class MirrorValueSizesTest {
         boolean btree = structure.equals("btree");
         Map<String, byte[]> oracle = new TreeMap<>();
         FrontendOptions options = FrontendOptions.builder().cacheBytes(cache).verifyCache(true)
-                .credentials(dir.resolve("shared.credentials")).reconnectTimeoutMillis(300).failoverTimeoutMillis(20_000).conclude();
+                .credentials(dir.resolve("shared.credentials")).reconnectTimeoutMillis(300)
+                .failoverTimeoutMillis(20_000).conclude();
         BackendNode backend = BackendNode.start(config("backend.pm"));
         try (MirrorNode mirror = MirrorNode.startLocal(config("mirror.pm"), backend)) {
             Conditions.awaitTrue("the empty mirror is in sync", Duration.ofSeconds(20), mirror::inSync,
