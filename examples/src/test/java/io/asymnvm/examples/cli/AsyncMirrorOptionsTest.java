@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +24,7 @@ class AsyncMirrorOptionsTest {
     Path dir;
 
     private static int run(StringWriter err, String... args) {
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(new StringWriter(), true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.executeAsMain(new StringWriter(), err, args);
     }
 
     @Test

@@ -5,9 +5,7 @@ import io.asymnvm.examples.commit.CommitRig;
 import io.asymnvm.examples.commit.FabricKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
 
@@ -26,10 +24,7 @@ class CommitBenchWaitPolicyTest {
     private final StringWriter err = new StringWriter();
 
     private int execute(String... args) {
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.execute(out, err, args);
     }
 
     @Test

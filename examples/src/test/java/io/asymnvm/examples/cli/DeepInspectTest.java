@@ -16,10 +16,8 @@ import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -112,15 +110,12 @@ class DeepInspectTest {
     }
 
     private int inspect(String... extra) {
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
         String[] args = new String[extra.length + 3];
         args[0] = "inspect";
         args[1] = "--pm";
         args[2] = pm.toString();
         System.arraycopy(extra, 0, args, 3, extra.length);
-        return cl.execute(args);
+        return CliFixture.executeAsMain(out, err, args);
     }
 
     private void putLong(long heapAddress, long value) throws IOException {

@@ -4,9 +4,7 @@ import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 
@@ -24,10 +22,7 @@ class DemoCommandTest {
 
     private int execute(String... args) {
         out.getBuffer().setLength(0);
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.execute(out, err, args);
     }
 
     @Test

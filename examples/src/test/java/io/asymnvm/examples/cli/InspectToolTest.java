@@ -14,10 +14,8 @@ import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -48,15 +46,12 @@ class InspectToolTest {
     private final StringWriter err = new StringWriter();
 
     private int inspect(Path pm, String... extra) {
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
         String[] args = new String[2 + extra.length + 1];
         args[0] = "inspect";
         args[1] = "--pm";
         args[2] = pm.toString();
         System.arraycopy(extra, 0, args, 3, extra.length);
-        return cl.execute(args);
+        return CliFixture.executeAsMain(out, err, args);
     }
 
     private Path pm() {

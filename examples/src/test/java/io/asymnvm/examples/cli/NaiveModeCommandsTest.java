@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -21,10 +19,7 @@ class NaiveModeCommandsTest {
     private final StringWriter err = new StringWriter();
 
     private int execute(String... args) {
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.executeAsMain(out, err, args);
     }
 
     @Test

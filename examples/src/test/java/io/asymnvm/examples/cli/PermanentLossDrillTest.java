@@ -2,9 +2,7 @@ package io.asymnvm.examples.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +24,7 @@ class PermanentLossDrillTest {
     private final StringWriter err = new StringWriter();
 
     private int execute(String... args) {
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.execute(out, err, args);
     }
 
     @Test

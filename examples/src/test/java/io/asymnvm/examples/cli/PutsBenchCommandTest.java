@@ -8,10 +8,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,10 +40,7 @@ class PutsBenchCommandTest {
     private final StringWriter err = new StringWriter();
 
     private int execute(String... args) {
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
+        return CliFixture.execute(out, err, args);
     }
 
     @ParameterizedTest

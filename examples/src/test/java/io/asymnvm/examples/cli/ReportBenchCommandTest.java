@@ -9,9 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,10 +41,7 @@ class ReportBenchCommandTest {
     private final StringWriter stderr = new StringWriter();
 
     private int execute(String... args) {
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(stdout, true));
-        cl.setErr(new PrintWriter(stderr, true));
-        return cl.execute(args);
+        return CliFixture.execute(stdout, stderr, args);
     }
 
     /**

@@ -4,9 +4,7 @@ import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +23,8 @@ class SlabQuotaOptionTest {
     void shouldRefuseANegativeQuotaBeforeCreatingTheImage() {
         Path pm = dir.resolve("quota.pm");
         StringWriter err = new StringWriter();
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(new StringWriter(), true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute("backend", "--pm", pm.toString(), "--port", "0", "--slab-quota", "-1");
+        int code = CliFixture.executeAsMain(new StringWriter(), err, "backend", "--pm", pm.toString(), "--port", "0",
+                "--slab-quota", "-1");
         assertEquals(1, code, err.toString());
         assertTrue(err.toString().contains("slab quota") && err.toString().contains("-1"), err.toString());
         assertFalse(Files.exists(pm), "nothing was created");

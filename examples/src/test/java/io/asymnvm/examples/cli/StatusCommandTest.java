@@ -15,10 +15,8 @@ import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -42,12 +40,9 @@ class StatusCommandTest {
     private final StringWriter out = new StringWriter();
 
     private int status(int port, String... more) {
-        CommandLine cl = new CommandLine(new AsymNvmCli());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(new StringWriter(), true));
         List<String> args = new ArrayList<>(List.of("status", "--port", Integer.toString(port)));
         args.addAll(List.of(more));
-        return cl.execute(args.toArray(String[]::new));
+        return CliFixture.execute(out, new StringWriter(), args.toArray(String[]::new));
     }
 
     private BackendNode start(Path pm) {

@@ -14,6 +14,7 @@ import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.mirror.ReplicationClient;
 import io.asymnvm.testsupport.ShmTempDirFactory;
+import io.asymnvm.testsupport.Conditions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,16 +45,6 @@ class MirrorRestartProcessTest {
     private static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
-        }
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
     }
 
@@ -112,7 +101,7 @@ class MirrorRestartProcessTest {
         long[] expected = new long[ACCOUNTS];
         CliProcess mirror = startMirror(mirrorPm, mirrorPort, backendPort, credentials, log);
         try {
-            await("the mirror process is in sync", () -> inSync(mirrorPort));
+            Conditions.awaitTrue("the mirror process is in sync", () -> inSync(mirrorPort));
             try (AsymNvm nvm = AsymNvm.connect("127.0.0.1", backendPort, 0, options)) {
                 Bank bank = nvm.transactional(Bank.class, new BankImpl());
                 bank.open(ACCOUNTS, INITIAL);
@@ -128,18 +117,19 @@ class MirrorRestartProcessTest {
             }
             backend.awaitReplayed();
             long applied = backend.frontendLog(0).checkpoint().appliedTxId();
-            await("the mirror shipped every transaction", () -> backend.replication().shippers().stream()
+            Conditions.awaitTrue("the mirror shipped every transaction", () -> backend.replication().shippers().stream()
                     .allMatch(s -> s.lagTransactions(0) == 0 && s.mirrorState() == ReplicationLayout.STATE_IN_SYNC));
 
             // 1. SIGKILL, restart on the same file while the backend serves: in sync again (after a new copy)
             long copiesBefore = copies(backendPort);
             mirror.kill();
             mirror = startMirror(mirrorPm, mirrorPort, backendPort, credentials, log);
-            await("the restarted mirror is in sync again", () -> inSync(mirrorPort));
+            Conditions.awaitTrue("the restarted mirror is in sync again", () -> inSync(mirrorPort));
             System.out.printf("restarted mirror in sync again after %d image copies (before the kill: %d), %d "
                     + "bytes shipped%n", copies(backendPort), copiesBefore,
                     backend.replication().shippers().stream().mapToLong(MirrorShipper::bytesShipped).sum());
-            await("the restarted mirror applied every transaction", () -> backend.replication().shippers().stream()
+            Conditions.awaitTrue("the restarted mirror applied every transaction",
+                    () -> backend.replication().shippers().stream()
                     .allMatch(s -> s.lagTransactions(0) == 0 && s.mirrorState() == ReplicationLayout.STATE_IN_SYNC));
 
             // 2. SIGKILL again, the backend is lost for good, restart: in sync from its persisted state

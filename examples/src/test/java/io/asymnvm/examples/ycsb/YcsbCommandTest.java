@@ -3,15 +3,13 @@ package io.asymnvm.examples.ycsb;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.asymnvm.examples.cli.AsymNvmCli;
+import io.asymnvm.examples.cli.CliFixture;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,10 +29,7 @@ class YcsbCommandTest {
 
     private int run(List<String> args, StringWriter out) {
         StringWriter e = new StringWriter();
-        CommandLine cl = AsymNvmCli.newCommandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(e, true));
-        int code = cl.execute(args.toArray(String[]::new));
+        int code = CliFixture.executeAsMain(out, e, args.toArray(String[]::new));
         err = e.toString();
         return code;
     }
