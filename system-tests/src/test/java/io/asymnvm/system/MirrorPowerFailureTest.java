@@ -1,13 +1,11 @@
 package io.asymnvm.system;
 
-import io.asymnvm.recovery.crash.SimulatedPowerFailure;
 import io.asymnvm.system.MirrorPowerFailureRig.Family;
 import io.asymnvm.system.MirrorPowerFailureRig.Outcome;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -17,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,29 +47,9 @@ class MirrorPowerFailureTest {
     @TempDir
     Path dir;
 
-    private final AtomicLong dyingThreads = new AtomicLong();
-    private Thread.UncaughtExceptionHandler previousHandler;
-
-    /** Threads of a node or frontend that die with the power (replayer, shipper, agent) are expected. */
-    @BeforeEach
-    void quietPowerFailures() {
-        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            if (SimulatedPowerFailure.findIn(e) != null) {
-                dyingThreads.incrementAndGet();
-            } else if (previousHandler != null) {
-                previousHandler.uncaughtException(t, e);
-            } else {
-                System.err.println("Exception in thread \"" + t.getName() + "\"");
-                e.printStackTrace();
-            }
-        });
-    }
-
-    @AfterEach
-    void restoreHandler() {
-        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
-    }
+    /** Threads of a node or frontend that die with the power are expected: counted, not printed. */
+    @RegisterExtension
+    final DyingThreads dyingThreads = new DyingThreads();
 
     /** Every family but the late join, which {@link #lateJoinOfAMirrorTheFrontendAlreadyUses} explores. */
     private static final List<Family> PASSING = List.of(Family.SHIPPING_BACKEND, Family.SHIPPING_MIRROR,
@@ -254,7 +231,7 @@ class MirrorPowerFailureTest {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
             System.out.printf("replication power-failure exploration (%s): %d crash states, %d violations, "
                     + "%d threads died with the power, %d s%n", profile, total(), violations.size(),
-                    dyingThreads.get(), seconds);
+                    dyingThreads.count(), seconds);
             for (Family f : Family.values()) {
                 if (states(f) == 0) {
                     continue;

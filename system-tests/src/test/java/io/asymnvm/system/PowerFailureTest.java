@@ -1,11 +1,9 @@
 package io.asymnvm.system;
 
-import io.asymnvm.recovery.crash.SimulatedPowerFailure;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,7 +15,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,29 +45,9 @@ class PowerFailureTest {
     @TempDir
     Path dir;
 
-    private final AtomicLong dyingThreads = new AtomicLong();
-    private Thread.UncaughtExceptionHandler previousHandler;
-
-    /** Threads of a node or frontend that die with the power (replayer, agent) are expected: count, don't print. */
-    @BeforeEach
-    void quietPowerFailures() {
-        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            if (SimulatedPowerFailure.findIn(e) != null) {
-                dyingThreads.incrementAndGet();
-            } else if (previousHandler != null) {
-                previousHandler.uncaughtException(t, e);
-            } else {
-                System.err.println("Exception in thread \"" + t.getName() + "\"");
-                e.printStackTrace();
-            }
-        });
-    }
-
-    @AfterEach
-    void restoreHandler() {
-        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
-    }
+    /** Threads of a node or frontend that die with the power are expected: counted, not printed. */
+    @RegisterExtension
+    final DyingThreads dyingThreads = new DyingThreads();
 
     @Test
     void shouldKeepEveryAcknowledgedTransferAcrossPowerFailures() {
@@ -258,7 +235,7 @@ class PowerFailureTest {
                             + "them lost power; %d crash images recovered, the in-flight transfer survived in %d), "
                             + "plus %d power failures during recovery; %d threads died with the power; %d violations;"
                             + " %d s%n", profile, images + recoveryCrashes, points, powerLost, images, inFlightKept,
-                    recoveryCrashes, dyingThreads.get(), violations.size(), seconds);
+                    recoveryCrashes, dyingThreads.count(), violations.size(), seconds);
             dryRuns.forEach(d -> System.out.println("  dry run " + d));
             if (!violations.isEmpty()) {
                 StringBuilder b = new StringBuilder(violations.size() + " invariant violations in " + images
