@@ -82,8 +82,8 @@ class YcsbMirrorFailoverTest {
                 }
             });
             // lose the backend once the run has committed some updates (bounded wait, no fixed sleep)
-            Conditions.awaitTrue("200 updates of the run applied", Duration.ofSeconds(120),
-                    () -> running.isDone() || backend.frontendLog(0).checkpoint().appliedTxId() > loaded + 200);
+            Conditions.awaitTrue("100 updates of the run applied", Duration.ofSeconds(120),
+                    () -> running.isDone() || backend.frontendLog(0).checkpoint().appliedTxId() > loaded + 100);
             assertFalse(running.isDone(), "the run ended before the backend could be lost: " + running.getNow(null));
             long appliedAtLoss = backend.frontendLog(0).checkpoint().appliedTxId();
             long lost = System.nanoTime();
@@ -114,7 +114,7 @@ class YcsbMirrorFailoverTest {
 
     @Test
     void workloadAKeepsEveryValueCheckThroughTheBackendsLossAndTheMirrorsPromotion() throws Exception {
-        loseTheBackendDuringTheRun(StructureKind.HASH, 'a', 500, 3_000);
+        loseTheBackendDuringTheRun(StructureKind.HASH, 'a', 300, 2_000);
     }
 
     @Test
