@@ -3,6 +3,8 @@ package io.asymnvm.examples.appbench;
 import io.asymnvm.frontend.AsymNvm;
 
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /** An application the harness runs ({@link AppBenchRun}): its names and size, its population, mix and checks. */
 public interface Application {
@@ -26,5 +28,22 @@ public interface Application {
 
         /** The application's checks after the run, in report order (JSON numbers and booleans). */
         Map<String, Object> checks();
+
+        /** A populated application running {@code mix}, its checks computed by {@code checks} after the run. */
+        static Loaded of(TransactionMix mix, Supplier<Map<String, Object>> checks) {
+            Objects.requireNonNull(mix, "mix");
+            Objects.requireNonNull(checks, "checks");
+            return new Loaded() {
+                @Override
+                public TransactionMix mix() {
+                    return mix;
+                }
+
+                @Override
+                public Map<String, Object> checks() {
+                    return checks.get();
+                }
+            };
+        }
     }
 }

@@ -1,12 +1,11 @@
 package io.asymnvm.examples.appbench;
 
+import io.asymnvm.examples.support.BenchThreads;
 import org.HdrHistogram.Histogram;
 
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a {@link TransactionMix} on {@code threads} threads for a fixed time: each thread, with its own seeded
@@ -34,78 +33,47 @@ public final class MixDriver {
             throw new IllegalArgumentException("seconds must not be negative: " + seconds);
         }
         long duration = (long) (seconds * TimeUnit.SECONDS.toNanos(1));
+        BenchThreads phase = new BenchThreads();
         Worker[] workers = new Worker[threads];
-        Thread[] running = new Thread[threads];
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] start = new long[1];
         for (int t = 0; t < threads; t++) {
-            Worker w = new Worker(new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, start, failure);
-            workers[t] = w;
-            running[t] = new Thread(() -> {
-                try {
-                    w.run(duration);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-mix-" + t);
-            running[t].start();
+            workers[t] = new Worker(BenchThreads.random(seed, t), duration, phase);
         }
-        start[0] = System.nanoTime();
-        go.countDown();
+        long start = phase.run("bench-mix-", workers);
         Histogram latency = new Histogram(3);
         long[][] counts = new long[cumulative.length][Outcome.values().length];
-        long end = start[0];
-        for (int t = 0; t < threads; t++) {
-            try {
-                running[t].join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the benchmark threads", e);
-            }
-            latency.add(workers[t].latency);
+        long end = start;
+        for (Worker w : workers) {
+            latency.add(w.latency);
             for (int i = 0; i < counts.length; i++) {
                 for (int o = 0; o < counts[i].length; o++) {
-                    counts[i][o] += workers[t].counts[i][o];
+                    counts[i][o] += w.counts[i][o];
                 }
             }
-            end = Math.max(end, workers[t].end);
+            end = Math.max(end, w.end);
         }
-        Throwable f = failure.get();
-        if (f instanceof RuntimeException re) {
-            throw re;
-        }
-        if (f instanceof Error err) {
-            throw err;
-        }
-        if (f != null) {
-            throw new IllegalStateException(f);
-        }
-        return new MixPhase(mix.types(), counts, latency, end - start[0]);
+        return new MixPhase(mix.types(), counts, latency, end - start);
     }
 
     /** One benchmark thread. */
-    private final class Worker {
+    private final class Worker implements BenchThreads.Body {
         final Histogram latency = new Histogram(3);
         final long[][] counts = new long[cumulative.length][Outcome.values().length];
         private final SplittableRandom random;
-        private final CountDownLatch go;
-        private final long[] start;
-        private final AtomicReference<Throwable> failure;
+        private final long duration;
+        private final BenchThreads phase;
         long end;
 
-        Worker(SplittableRandom random, CountDownLatch go, long[] start, AtomicReference<Throwable> failure) {
+        Worker(SplittableRandom random, long duration, BenchThreads phase) {
             this.random = random;
-            this.go = go;
-            this.start = start;
-            this.failure = failure;
+            this.duration = duration;
+            this.phase = phase;
         }
 
-        void run(long duration) throws InterruptedException {
-            go.await();
-            long deadline = start[0] + duration;
+        @Override
+        public void run(long start) {
+            long deadline = start + duration;
             long now = System.nanoTime();
-            while (now < deadline && failure.get() == null) {
+            while (now < deadline && !phase.failed()) {
                 int type = TransactionMix.pick(cumulative, random.nextInt(100));
                 Outcome outcome = mix.run(type, random);
                 long done = System.nanoTime();

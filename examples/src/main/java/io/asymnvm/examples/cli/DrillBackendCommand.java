@@ -5,8 +5,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.concurrent.Callable;
 
 /**
@@ -30,18 +28,7 @@ public final class DrillBackendCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Thread watch = new Thread(() -> {
-            try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                    // the drill writes nothing; wait for the end of the stream
-                }
-            } catch (IOException e) {
-                // the same as the end of the stream
-            }
-            System.exit(0); // runs BackendMain's shutdown hook: a clean close
-        }, "drill-backend-stdin");
-        watch.setDaemon(true);
-        watch.start();
+        DrillStdin.exitAtEnd("drill-backend-stdin"); // System.exit runs the node's shutdown hook: a clean close
         CommandLine backend = new CommandLine(new BackendMain());
         backend.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("asymnvm drill-backend: " + AsymNvmCli.oneLine(ex));

@@ -5,8 +5,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -47,18 +45,7 @@ public final class DrillNodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Thread watch = new Thread(() -> {
-            try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                    // the drill writes nothing; wait for the end of the stream
-                }
-            } catch (IOException e) {
-                // the same as the end of the stream
-            }
-            System.exit(0); // runs the node's shutdown hook
-        }, "drill-node-stdin");
-        watch.setDaemon(true);
-        watch.start();
+        DrillStdin.exitAtEnd("drill-node-stdin"); // System.exit runs the node's shutdown hook: a clean close
         List<String> args = new ArrayList<>(List.of("--pm", pm, "--port", Integer.toString(port), "--credentials",
                 credentials, "--zk", zk, "--cluster", cluster, "--node-id", nodeId, "--lease-ms",
                 Integer.toString(leaseMillis)));

@@ -5,7 +5,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -35,11 +34,7 @@ public final class DrillZooKeeperCommand implements Callable<Integer> {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir, "127.0.0.1", port, tickMillis)) {
             System.out.println("LISTENING " + zk.connectString());
             System.out.flush();
-            try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                    // the drill writes nothing; wait for the end of the stream
-                }
-            }
+            DrillStdin.awaitEnd();
         }
         return 0;
     }

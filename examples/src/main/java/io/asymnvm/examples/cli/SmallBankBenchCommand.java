@@ -3,12 +3,7 @@ package io.asymnvm.examples.cli;
 import io.asymnvm.examples.appbench.AppBenchConfig;
 import io.asymnvm.examples.smallbank.SmallBankBench;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
-import java.util.concurrent.Callable;
 
 /**
  * {@code asymnvm bench smallbank}: the SmallBank mix with hotspot access, then the money check (see
@@ -16,20 +11,17 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "smallbank", mixinStandardHelpOptions = true,
         description = "SmallBank: the standard six-transaction mix with hotspot access; checks the money.")
-public final class SmallBankBenchCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    AppBenchOptions options;
-
+public final class SmallBankBenchCommand extends AppBenchCommand {
     @Option(names = "--accounts", defaultValue = "10000", description = "Customers opened ("
             + SmallBankBench.MIN_ACCOUNTS + ".." + AppBenchConfig.MAX_SCALE + "). Default: ${DEFAULT-VALUE}.")
     long accounts;
 
+    public SmallBankBenchCommand() {
+        super(new SmallBankBench(), "--accounts", "money_conserved");
+    }
+
     @Override
-    public Integer call() {
-        return options.run(spec, "--accounts", accounts, SmallBankBench.MIN_ACCOUNTS, SmallBankBench::run,
-                "money_conserved");
+    long scale() {
+        return accounts;
     }
 }

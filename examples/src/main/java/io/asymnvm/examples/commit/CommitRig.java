@@ -9,6 +9,7 @@ import io.asymnvm.core.auth.AttachProof;
 import io.asymnvm.core.auth.FrontendCredentials;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.RegionIds;
+import io.asymnvm.examples.support.NodeWithFrontend;
 import io.asymnvm.examples.support.ScratchDirectory;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
@@ -123,18 +124,14 @@ public final class CommitRig implements AutoCloseable {
             }
             return rig;
         } catch (RuntimeException e) {
-            try {
-                rig.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            NodeWithFrontend.closeAfterFailure(rig, e);
             throw e;
         }
     }
 
     private void open() {
         node = BackendNode.start(BackendConfiguration.builder(directory.resolve("backend.pm"))
-                .port(kind == FabricKind.TCP ? 0 : -1).conclude());
+                .port(kind.backendPort()).conclude());
         FrontendOptions options = FrontendOptions.builder().asyncFlushMicros(ASYNC_FLUSH_OFF_MICROS)
                 .credentials(node.credentialsFile()).waitPolicy(waitPolicy).conclude();
         if (kind == FabricKind.TCP) {
@@ -159,7 +156,7 @@ public final class CommitRig implements AutoCloseable {
      */
     private void openMirror() {
         BackendConfiguration.Builder mc = BackendConfiguration.builder(directory.resolve("mirror.pm"))
-                .port(kind == FabricKind.TCP ? 0 : -1);
+                .port(kind.backendPort());
         if (node.credentialsFile() != null) {
             mc.credentials(node.credentialsFile());
         }

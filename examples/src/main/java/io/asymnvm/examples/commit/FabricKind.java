@@ -1,6 +1,9 @@
 package io.asymnvm.examples.commit;
 
+import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.support.CliEnum;
+import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.FrontendOptions;
 
 /** The fabrics a commit measurement can run over, by their command-line names. */
 public enum FabricKind {
@@ -8,6 +11,20 @@ public enum FabricKind {
     LOCAL,
     /** Loopback TCP to an in-process backend's emulated NIC. */
     TCP;
+
+    /** The loopback host a {@code tcp} frontend connects to. */
+    public static final String HOST = "127.0.0.1";
+
+    /** A backend's port setting over this fabric: a free loopback port for {@code tcp}, none for {@code local}. */
+    public int backendPort() {
+        return this == TCP ? 0 : -1;
+    }
+
+    /** Attaches frontend {@code frontendId} to {@code node} over this fabric (its port for {@code tcp}). */
+    public AsymNvm attach(BackendNode node, int frontendId, FrontendOptions options) {
+        return this == TCP ? AsymNvm.connect(HOST, node.port(), frontendId, options)
+                : AsymNvm.open(node.localFabric(), frontendId, options);
+    }
 
     /** The command-line name. */
     public String cliName() {

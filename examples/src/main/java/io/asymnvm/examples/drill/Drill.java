@@ -220,7 +220,7 @@ public final class Drill {
         worker.awaitStartup(deadline());
         for (int i = 1; i <= settings.iterations(); i++) {
             long deadline = deadline();
-            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            awaitSomeAcks(worker, deadline);
             backend.kill();
             String when = String.format(Locale.ROOT, "iteration %d (backend pid %d SIGKILLed)", i, backend.pid());
             inspect(when);
@@ -288,51 +288,98 @@ public final class Drill {
      * no lag, and a new worker connects (posting to the fresh mirror too) and its balances are verified.
      */
     private void backendLosses(Runnable onIteration) {
+        nodeLosses(onIteration, this::loseBackend);
+    }
+
+    /** The backend and its SYNC mirror of a permanent-loss drill; a loss replaces one of them. */
+    private static final class NodePair {
+        Node primary;
+        Node mirror;
+    }
+
+    /**
+     * What one iteration of a permanent-loss drill kills: it SIGKILLs a node of {@code nodes} and deletes its image,
+     * waits until the cluster and the worker went on without it, records the failover and leaves {@code nodes} with
+     * the surviving backend; returns what happened (the next worker's reason).
+     */
+    @FunctionalInterface
+    private interface NodeLoss {
+        String lose(int iteration, NodePair nodes, Worker worker, long acksAtKill, long deadline);
+    }
+
+    /**
+     * The loop {@link #backendLosses} and {@link #mirrorLosses} share: ZooKeeper in this JVM, backend and mirror as
+     * child processes, the worker from {@code connectCluster}; each iteration lets the worker acknowledge 1 to
+     * {@code maxAcks} transfers, applies {@code loss}, then a fresh mirror joins and must become IN_SYNC, the worker
+     * stops cleanly, the drill waits until the backend's shipper has no lag and a new worker connects (posting to
+     * the fresh mirror too) and its balances are verified.
+     */
+    private void nodeLosses(Runnable onIteration, NodeLoss loss) {
         cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
         long deadline = deadline();
-        Node primary = spawnNode("backend", deadline);
-        backend = primary.proc();
-        Node mirror = spawnNode("mirror", deadline);
-        awaitInSync(mirror, deadline);
+        NodePair nodes = new NodePair();
+        nodes.primary = spawnNode("backend", deadline);
+        backend = nodes.primary.proc();
+        nodes.mirror = spawnNode("mirror", deadline);
+        awaitInSync(nodes.mirror, deadline);
         Worker worker = new Worker(false, "the first start");
         worker.awaitStartup(deadline);
         for (int i = 1; i <= settings.iterations(); i++) {
             deadline = deadline();
-            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
-            long acksAtKill = worker.acks;
-            long epoch = cluster.current().epoch();
-            long killed = System.currentTimeMillis(); // wall clock: compared with ZooKeeper's mtime below
-            primary.proc().kill();
-            deleteImage(primary.pm());
-            String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
-                    i, primary.id(), primary.proc().pid());
-            String promotedId = mirror.id();
-            cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
-                    + " promoted above epoch " + epoch, deadline);
-            // An ACK printed before the configuration changed was the old backend's (a SYNC commit needs both nodes,
-            // and the mirror serves only once promoted): the worker may have printed several just before the kill.
-            // The first commit on the promoted mirror is the first ACK printed after the change (each line carries
-            // the time it left the pipe, however long it then waited in the queue).
-            awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
-            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
-            primary = mirror;
-            backend = primary.proc();
-            pm = primary.pm();
-            inspect(when + ", on the promoted mirror's image");
-            mirror = spawnNode("mirror", deadline);
-            awaitInSync(mirror, deadline);
-            requireBackend(primary);
-            worker.stop(deadline);
-            cluster.awaitNoLag(cluster.current().backend(), deadline);
-            worker = new Worker(false, when + ", promotion of " + promotedId + " and a fresh mirror "
-                    + mirror.id());
-            worker.awaitStartup(deadline);
+            awaitSomeAcks(worker, deadline);
+            String when = loss.lose(i, nodes, worker, worker.acks, deadline);
+            nodes.mirror = spawnNode("mirror", deadline);
+            awaitInSync(nodes.mirror, deadline);
+            requireBackend(nodes.primary);
+            worker = restartWorker(worker, when + " and a fresh mirror " + nodes.mirror.id(), deadline);
             report.iterations++;
             onIteration.run();
         }
         deadline = deadline();
         worker.stop(deadline);
         verifyOnly("the clean close after the last iteration");
+    }
+
+    /** {@link #backendLosses}' kill: the backend goes, the mirror is promoted and the worker resumes on it. */
+    private String loseBackend(int i, NodePair nodes, Worker worker, long acksAtKill, long deadline) {
+        Node primary = nodes.primary;
+        long epoch = cluster.current().epoch();
+        long killed = System.currentTimeMillis(); // wall clock: compared with ZooKeeper's mtime below
+        primary.proc().kill();
+        deleteImage(primary.pm());
+        String when = String.format(Locale.ROOT, "iteration %d (backend %s pid %d SIGKILLed, PM file deleted)",
+                i, primary.id(), primary.proc().pid());
+        String promotedId = nodes.mirror.id();
+        cluster.await(c -> c.epoch() > epoch && c.isBackend(promotedId), "mirror " + promotedId
+                + " promoted above epoch " + epoch, deadline);
+        // An ACK printed before the configuration changed was the old backend's (a SYNC commit needs both nodes,
+        // and the mirror serves only once promoted): the worker may have printed several just before the kill.
+        // The first commit on the promoted mirror is the first ACK printed after the change (each line carries
+        // the time it left the pipe, however long it then waited in the queue).
+        awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
+        report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
+        nodes.primary = nodes.mirror;
+        backend = nodes.primary.proc();
+        pm = nodes.primary.pm();
+        inspect(when + ", on the promoted mirror's image");
+        return when + ", promotion of " + promotedId;
+    }
+
+    /** Lets the worker acknowledge 1 to {@code maxAcks} more transfers. */
+    private void awaitSomeAcks(Worker worker, long deadline) {
+        worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+    }
+
+    /**
+     * Stops {@code worker} cleanly, waits until the backend's shipper has no lag and starts a new worker (which
+     * posts to every mirror in the configuration now) whose balances are verified at start-up.
+     */
+    private Worker restartWorker(Worker worker, String why, long deadline) {
+        worker.stop(deadline);
+        cluster.awaitNoLag(cluster.current().backend(), deadline);
+        Worker next = new Worker(false, why);
+        next.awaitStartup(deadline);
+        return next;
     }
 
     /** Reads the worker's output until an acknowledgement printed at or after {@code sinceMillis} (wall clock). */
@@ -360,42 +407,24 @@ public final class Drill {
      * joins and must become IN_SYNC; the worker reconnects to include it and its balances are verified.
      */
     private void mirrorLosses(Runnable onIteration) {
-        cluster = DrillCluster.start(dir.resolve("zookeeper"), settings.leaseMillis());
-        long deadline = deadline();
-        Node primary = spawnNode("backend", deadline);
-        backend = primary.proc();
-        Node mirror = spawnNode("mirror", deadline);
-        awaitInSync(mirror, deadline);
-        Worker worker = new Worker(false, "the first start");
-        worker.awaitStartup(deadline);
-        for (int i = 1; i <= settings.iterations(); i++) {
-            deadline = deadline();
-            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
-            long acksAtKill = worker.acks;
-            long killed = System.currentTimeMillis();
-            mirror.proc().kill();
-            deleteImage(mirror.pm());
-            String lostId = mirror.id();
-            String when = String.format(Locale.ROOT, "iteration %d (SYNC mirror %s pid %d SIGKILLed, PM file "
-                    + "deleted)", i, lostId, mirror.proc().pid());
-            cluster.await(c -> c.mirror(lostId).isEmpty(), "mirror " + lostId + " dropped", deadline);
-            // commits go on without it: the first ACK printed after the drop (earlier ones may predate the kill)
-            awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
-            report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
-            requireBackend(primary);
-            mirror = spawnNode("mirror", deadline);
-            awaitInSync(mirror, deadline);
-            requireBackend(primary);
-            worker.stop(deadline);
-            cluster.awaitNoLag(cluster.current().backend(), deadline);
-            worker = new Worker(false, when + " and a fresh mirror " + mirror.id());
-            worker.awaitStartup(deadline);
-            report.iterations++;
-            onIteration.run();
-        }
-        deadline = deadline();
-        worker.stop(deadline);
-        verifyOnly("the clean close after the last iteration");
+        nodeLosses(onIteration, this::loseMirror);
+    }
+
+    /** {@link #mirrorLosses}' kill: the mirror goes, the backend drops it and the worker goes on. */
+    private String loseMirror(int i, NodePair nodes, Worker worker, long acksAtKill, long deadline) {
+        Node mirror = nodes.mirror;
+        long killed = System.currentTimeMillis();
+        mirror.proc().kill();
+        deleteImage(mirror.pm());
+        String lostId = mirror.id();
+        String when = String.format(Locale.ROOT, "iteration %d (SYNC mirror %s pid %d SIGKILLed, PM file "
+                + "deleted)", i, lostId, mirror.proc().pid());
+        cluster.await(c -> c.mirror(lostId).isEmpty(), "mirror " + lostId + " dropped", deadline);
+        // commits go on without it: the first ACK printed after the drop (earlier ones may predate the kill)
+        awaitAckAfter(worker, acksAtKill, cluster.configChangedMillis(), deadline);
+        report.failover(killed, cluster.configChangedMillis(), worker.lastAckMillis);
+        requireBackend(nodes.primary);
+        return when;
     }
 
     // ---- ZooKeeper loss (issue 9 item 7: --kill zookeeper) ----
@@ -463,7 +492,7 @@ public final class Drill {
         for (int i = 1; i <= settings.iterations(); i++) {
             deadline = deadline();
             boolean killBackend = i % 2 == 1;
-            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            awaitSomeAcks(worker, deadline);
             long acksAtKill = worker.acks;
             io.asymnvm.cluster.ClusterConfig before = cluster.current();
             long versionBefore = cluster.version();
@@ -475,7 +504,7 @@ public final class Drill {
                             + " SIGKILLed and its PM file deleted" : "");
             // the backend keeps serving its epoch: commits go on without ZooKeeper
             awaitAckAfter(worker, acksAtKill, window[0], deadline);
-            worker.awaitAcks(worker.acks + 1 + random.nextInt(Math.max(1, settings.maxAcks())), deadline);
+            awaitSomeAcks(worker, deadline);
             long acksAtBackendKill = worker.acks;
             long backendKilledMillis = System.currentTimeMillis();
             if (killBackend) {
@@ -546,10 +575,7 @@ public final class Drill {
             // and rejoined (its session expired during the outage), it reconnects to include them; its balances are
             // verified then. After the last iteration the verify-only worker below does that.
             if (i < settings.iterations() && (killBackend || cluster.version() != versionBefore)) {
-                worker.stop(deadline);
-                cluster.awaitNoLag(cluster.current().backend(), deadline);
-                worker = new Worker(false, when);
-                worker.awaitStartup(deadline);
+                worker = restartWorker(worker, when, deadline);
             }
             report.iterations++;
             onIteration.run();

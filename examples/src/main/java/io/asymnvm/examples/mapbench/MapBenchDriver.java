@@ -1,12 +1,11 @@
 package io.asymnvm.examples.mapbench;
 
 import io.asymnvm.examples.kv.LoadPattern;
+import io.asymnvm.examples.support.BenchThreads;
 import org.HdrHistogram.Histogram;
 
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
 /**
@@ -104,64 +103,29 @@ final class MapBenchDriver {
                     + " keys");
         }
         Worker[] workers = new Worker[threads];
-        Thread[] running = new Thread[threads];
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] deadline = {Long.MAX_VALUE};
         for (int t = 0; t < threads; t++) {
             long share = ops / threads + (t < ops % threads ? 1 : 0);
             workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
-                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress, deadline);
+                    BenchThreads.random(seed, t), progress, maxNanos);
         }
-        for (int t = 0; t < threads; t++) {
-            Worker w = workers[t];
-            running[t] = new Thread(() -> {
-                try {
-                    w.run();
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    go.countDown();
-                }
-            }, "bench-map-" + t);
-            running[t].start();
-        }
-        long start = System.nanoTime();
-        deadline[0] = maxNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + maxNanos; // published by countDown
-        go.countDown();
+        long start = new BenchThreads().run("bench-map-", workers);
         Histogram latency = new Histogram(3);
         long reads = 0;
         long updates = 0;
         long missing = 0;
         long end = start;
-        for (int t = 0; t < threads; t++) {
-            try {
-                running[t].join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the benchmark threads", e);
-            }
-            Worker w = workers[t];
+        for (Worker w : workers) {
             latency.add(w.latency);
             reads += w.reads;
             updates += w.updates;
             missing += w.missing;
             end = Math.max(end, w.end);
         }
-        Throwable f = failure.get();
-        if (f instanceof RuntimeException re) {
-            throw re;
-        }
-        if (f instanceof Error err) {
-            throw err;
-        }
-        if (f != null) {
-            throw new IllegalStateException(f);
-        }
         return new MapBenchPhase(target.name(), reads, updates, missing, end - start, latency);
     }
 
     /** One benchmark thread. */
-    private final class Worker {
+    private final class Worker implements BenchThreads.Body {
         private static final int PROGRESS_EVERY = 1024;
         final Histogram latency = new Histogram(3);
         private final MapTarget target;
@@ -169,29 +133,27 @@ final class MapBenchDriver {
         private final ZipfianGenerator keyChooser;
         private final long ops;
         private final SplittableRandom random;
-        private final CountDownLatch go;
         private final LongConsumer progress;
-        private final long[] deadline;
+        private final long maxNanos;
         long reads;
         long updates;
         long missing;
         long end;
 
         Worker(MapTarget target, double readProportion, ZipfianGenerator keyChooser, long ops,
-               SplittableRandom random, CountDownLatch go, LongConsumer progress, long[] deadline) {
+               SplittableRandom random, LongConsumer progress, long maxNanos) {
             this.target = target;
             this.readProportion = readProportion;
             this.keyChooser = keyChooser;
             this.ops = ops;
             this.random = random;
-            this.go = go;
             this.progress = progress;
-            this.deadline = deadline;
+            this.maxNanos = maxNanos;
         }
 
-        void run() throws InterruptedException {
-            go.await();
-            long stopAt = deadline[0];
+        @Override
+        public void run(long start) {
+            long stopAt = maxNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + maxNanos;
             long i = 0;
             for (; i < ops; i++) {
                 String key = keys[(int) keyChooser.nextScrambled(random)];

@@ -1,11 +1,11 @@
 package io.asymnvm.examples.putbench;
 
 import io.asymnvm.backend.BackendConfiguration;
-import io.asymnvm.backend.BackendNode;
 import io.asymnvm.backend.image.PersistCountingRegion;
 import io.asymnvm.backend.image.PersistCountingRegion.Kind;
 import io.asymnvm.core.region.MappedRegion;
 import io.asymnvm.examples.commit.FabricKind;
+import io.asymnvm.examples.support.NodeWithFrontend;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.tx.EngineStats;
@@ -25,11 +25,9 @@ final class AsymNvmPutsRig implements AutoCloseable {
     static final String STRUCTURE_NAME = "bench-puts";
     /** Frontend 0 is the only one: two leave the heap most of a small image (the rings are 20 MiB each). */
     static final int MAX_FRONTENDS = 2;
-    private static final String HOST = "127.0.0.1";
 
     private final PersistCountingRegion region;
-    private BackendNode node;
-    private AsymNvm nvm;
+    private NodeWithFrontend pair;
     private PutStore store;
 
     private AsymNvmPutsRig(PersistCountingRegion region) {
@@ -42,20 +40,14 @@ final class AsymNvmPutsRig implements AutoCloseable {
         AsymNvmPutsRig rig = new AsymNvmPutsRig(new PersistCountingRegion(
                 MappedRegion.create(pm, pmBytes, MappedRegion.MapMode.FILE)));
         try {
-            rig.node = BackendNode.start(BackendConfiguration.builder(pm).size(pmBytes).maxFrontends(MAX_FRONTENDS)
-                    .port(fabric == FabricKind.TCP ? 0 : -1).conclude(), rig.region);
-            rig.region.classify(rig.node.superblock());
-            FrontendOptions options = FrontendOptions.builder().credentials(rig.node.credentialsFile()).conclude();
-            rig.nvm = fabric == FabricKind.TCP ? AsymNvm.connect(HOST, rig.node.port(), 0, options)
-                    : AsymNvm.open(rig.node.localFabric(), 0, options);
-            rig.store = rig.nvm.transactional(PutStore.class, new PutStore.Impl(rig.nvm, STRUCTURE_NAME));
+            rig.pair = NodeWithFrontend.start(fabric,
+                    BackendConfiguration.builder(pm).size(pmBytes).maxFrontends(MAX_FRONTENDS), rig.region,
+                    node -> rig.region.classify(node.superblock()), FrontendOptions.builder());
+            AsymNvm nvm = rig.pair.nvm();
+            rig.store = nvm.transactional(PutStore.class, new PutStore.Impl(nvm, STRUCTURE_NAME));
             return rig;
         } catch (RuntimeException e) {
-            try {
-                rig.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            NodeWithFrontend.closeAfterFailure(rig, e);
             throw e;
         }
     }
@@ -66,20 +58,18 @@ final class AsymNvmPutsRig implements AutoCloseable {
 
     /** Ships every redo batch and waits until the backend applied (and persisted) every committed put. */
     void drain() {
-        nvm.sync();
-        node.awaitReplayed();
+        pair.drain();
     }
 
     /** The frontend's counters (commits, round trips waited, redo batches shipped). */
     EngineStats stats() {
-        return nvm.stats();
+        return pair.nvm().stats();
     }
 
     /** FLUSHes (and other operations) this frontend has posted. */
     long flushesPosted() {
-        return nvm.counters().flushes();
+        return pair.nvm().counters().flushes();
     }
-
     /** Bytes the backend persisted so far, by area. */
     Map<Kind, Long> persisted() {
         Map<Kind, Long> m = new EnumMap<>(Kind.class);
@@ -101,17 +91,11 @@ final class AsymNvmPutsRig implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (nvm != null) {
-                nvm.close();
+            if (pair != null) {
+                pair.close();
             }
         } finally {
-            try {
-                if (node != null) {
-                    node.close();
-                }
-            } finally {
-                region.close();
-            }
+            region.close();
         }
     }
 }

@@ -1,12 +1,11 @@
 package io.asymnvm.examples.putbench;
 
+import io.asymnvm.examples.support.BenchThreads;
 import org.HdrHistogram.Histogram;
 
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The driver, the same for every target: {@code threads} threads put for a fixed duration, each choosing keys
@@ -46,76 +45,44 @@ final class TimedPuts {
         Objects.requireNonNull(target, "target");
         long duration = (long) (seconds * TimeUnit.SECONDS.toNanos(1));
         Worker[] workers = new Worker[threads];
-        Thread[] running = new Thread[threads];
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] start = new long[1];
         for (int t = 0; t < threads; t++) {
-            workers[t] = new Worker(target, new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, start);
-            Worker w = workers[t];
-            running[t] = new Thread(() -> {
-                try {
-                    w.run(duration);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-puts-" + t);
-            running[t].start();
+            workers[t] = new Worker(target, BenchThreads.random(seed, t), duration);
         }
-        start[0] = System.nanoTime();
-        go.countDown();
+        long start = new BenchThreads().run("bench-puts-", workers);
         Histogram latency = new Histogram(3);
         long puts = 0;
         long bytes = 0;
-        long end = start[0];
-        for (int t = 0; t < threads; t++) {
-            try {
-                running[t].join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the benchmark threads", e);
-            }
-            latency.add(workers[t].latency);
-            puts += workers[t].puts;
-            bytes += workers[t].bytes;
-            end = Math.max(end, workers[t].end);
+        long end = start;
+        for (Worker w : workers) {
+            latency.add(w.latency);
+            puts += w.puts;
+            bytes += w.bytes;
+            end = Math.max(end, w.end);
         }
-        Throwable f = failure.get();
-        if (f instanceof RuntimeException re) {
-            throw re;
-        }
-        if (f instanceof Error err) {
-            throw err;
-        }
-        if (f != null) {
-            throw new IllegalStateException(f);
-        }
-        return new PutsPhase(puts, bytes, end - start[0], latency);
+        return new PutsPhase(puts, bytes, end - start, latency);
     }
 
     /** One benchmark thread. */
-    private final class Worker {
+    private final class Worker implements BenchThreads.Body {
         final Histogram latency = new Histogram(3);
         private final PutTarget target;
         private final SplittableRandom random;
-        private final CountDownLatch go;
-        private final long[] start;
+        private final long duration;
         private final byte[] value = new byte[valueSize];
         long puts;
         long bytes;
         long end;
 
-        Worker(PutTarget target, SplittableRandom random, CountDownLatch go, long[] start) {
+        Worker(PutTarget target, SplittableRandom random, long duration) {
             this.target = target;
             this.random = random;
-            this.go = go;
-            this.start = start;
+            this.duration = duration;
             random.nextBytes(value);
         }
 
-        void run(long duration) throws InterruptedException {
-            go.await();
-            long deadline = start[0] + duration;
+        @Override
+        public void run(long start) {
+            long deadline = start + duration;
             long now = System.nanoTime();
             while (now < deadline) {
                 String key = keys[random.nextInt(keys.length)];

@@ -87,7 +87,7 @@ public final class FrontendRecoveryRun {
         Path dir = ScratchDirectory.create("asymnvm-bench-recovery-");
         BackendConfiguration config = BackendConfiguration.builder(dir.resolve("backend.pm")).size(512L << 20)
                 .maxFrontends(2).semRingCapacity(RING_BYTES).redoRingCapacity(RING_BYTES)
-                .port(fabric == FabricKind.TCP ? 0 : -1).conclude();
+                .port(fabric.backendPort()).conclude();
         try (BackendNode node = BackendNode.start(config)) {
             once(node, WARMUP_FRONTEND_ID, WARMUP_RECORDS, fabric); // JIT and connections warm, not reported
             Report[] runs = new Report[repetitions];

@@ -130,8 +130,8 @@ public final class ReportMatrix {
      */
     private static void applications(List<ReportEntry> out, Sizes sizes) {
         for (FabricKind fabric : FabricKind.values()) {
-            out.add(app(sizes, io.asymnvm.examples.tatp.TatpBench.reportWorkload(fabric)));
-            out.add(app(sizes, io.asymnvm.examples.smallbank.SmallBankBench.reportWorkload(fabric)));
+            out.add(app(sizes, new io.asymnvm.examples.tatp.TatpBench().reportWorkload(fabric)));
+            out.add(app(sizes, new io.asymnvm.examples.smallbank.SmallBankBench().reportWorkload(fabric)));
         }
     }
 

@@ -1,18 +1,11 @@
 package io.asymnvm.examples.smallbank;
 
-import io.asymnvm.examples.appbench.AppBenchConfig;
-import io.asymnvm.examples.appbench.AppBenchReport;
+import io.asymnvm.examples.appbench.AppBench;
 import io.asymnvm.examples.appbench.AppBenchRun;
-import io.asymnvm.examples.appbench.AppReportWorkload;
-import io.asymnvm.examples.appbench.Application;
-import io.asymnvm.examples.appbench.TransactionMix;
-import io.asymnvm.examples.commit.FabricKind;
-import io.asymnvm.examples.report.ReportWorkload;
 import io.asymnvm.frontend.AsymNvm;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * {@code bench smallbank}: opens {@code scale} customers ({@value #POPULATE_BATCH} per transaction), runs the mix
@@ -21,25 +14,14 @@ import java.util.function.Consumer;
  * matrix runs it through {@link io.asymnvm.examples.appbench.AppReportWorkload}, where a failed check is an
  * exception.
  */
-public final class SmallBankBench implements Application {
+public final class SmallBankBench extends AppBench {
     public static final int POPULATE_BATCH = 64;
     public static final long MIN_ACCOUNTS = 2;
     /** Bytes of PM and cache a customer's three rows take, roughly. */
     static final long BYTES_PER_ACCOUNT = 512;
 
-    @Override
-    public String name() {
-        return "smallbank";
-    }
-
-    @Override
-    public String scaleName() {
-        return "accounts";
-    }
-
-    @Override
-    public long bytesPerUnit() {
-        return BYTES_PER_ACCOUNT;
+    public SmallBankBench() {
+        super("smallbank", "accounts", BYTES_PER_ACCOUNT, MIN_ACCOUNTS);
     }
 
     @Override
@@ -47,34 +29,16 @@ public final class SmallBankBench implements Application {
         SmallBank bank = nvm.transactional(SmallBank.class, new SmallBankImpl(nvm));
         long initial = populate(bank, accounts, seed);
         SmallBankMix mix = new SmallBankMix(bank, accounts);
-        return new Loaded() {
-            @Override
-            public TransactionMix mix() {
-                return mix;
-            }
-
-            @Override
-            public Map<String, Object> checks() {
-                long expected = initial + mix.moneyAdded();
-                long actual = bank.total();
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("money_initial", initial);
-                m.put("money_expected", expected);
-                m.put("money_actual", actual);
-                m.put("money_conserved", expected == actual);
-                return m;
-            }
-        };
-    }
-
-    /** This application as a row of the comparison matrix over {@code fabric}. */
-    public static ReportWorkload reportWorkload(FabricKind fabric) {
-        return new AppReportWorkload(new SmallBankBench(), MIN_ACCOUNTS, fabric);
-    }
-
-    /** Runs one benchmark; {@code progress} receives a line per phase. */
-    public static AppBenchReport run(AppBenchConfig config, Consumer<String> progress) {
-        return AppBenchRun.run(new SmallBankBench(), MIN_ACCOUNTS, config, progress);
+        return Loaded.of(mix, () -> {
+            long expected = initial + mix.moneyAdded();
+            long actual = bank.total();
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("money_initial", initial);
+            m.put("money_expected", expected);
+            m.put("money_actual", actual);
+            m.put("money_conserved", expected == actual);
+            return m;
+        });
     }
 
     /** Opens customers 0 .. {@code accounts - 1}, {@link #POPULATE_BATCH} per transaction; returns the money. */

@@ -1,7 +1,6 @@
 package io.asymnvm.examples.support;
 
 import io.asymnvm.backend.BackendConfiguration;
-import io.asymnvm.backend.BackendNode;
 import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.ExecutionMode;
@@ -18,11 +17,8 @@ import java.util.Objects;
  * {@link #close()} detaches, stops the node and deletes the scratch directory.
  */
 public final class BenchRig implements AutoCloseable {
-    private static final String HOST = "127.0.0.1";
-
     private final Path directory;
-    private BackendNode node;
-    private AsymNvm nvm;
+    private NodeWithFrontend pair;
 
     private BenchRig(Path directory) {
         this.directory = directory;
@@ -51,47 +47,33 @@ public final class BenchRig implements AutoCloseable {
         Objects.requireNonNull(mode, "mode");
         BenchRig rig = new BenchRig(ScratchDirectory.createIn(parent, prefix));
         try {
-            rig.node = BackendNode.start(BackendConfiguration.builder(rig.directory.resolve("backend.pm"))
-                    .size(pmBytes).port(fabric == FabricKind.TCP ? 0 : -1).conclude());
-            FrontendOptions options = FrontendOptions.builder().cacheBytes(cacheBytes).mode(mode)
-                    .credentials(rig.node.credentialsFile()).conclude();
-            rig.nvm = fabric == FabricKind.TCP ? AsymNvm.connect(HOST, rig.node.port(), 0, options)
-                    : AsymNvm.open(rig.node.localFabric(), 0, options);
+            rig.pair = NodeWithFrontend.start(fabric,
+                    BackendConfiguration.builder(rig.directory.resolve("backend.pm")).size(pmBytes), null, n -> { },
+                    FrontendOptions.builder().cacheBytes(cacheBytes).mode(mode));
             return rig;
         } catch (RuntimeException e) {
-            try {
-                rig.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            NodeWithFrontend.closeAfterFailure(rig, e);
             throw e;
         }
     }
 
     public AsymNvm nvm() {
-        return nvm;
+        return pair.nvm();
     }
 
     /** Ships every redo batch and waits until the backend applied every committed transaction. */
     public void drain() {
-        nvm.sync();
-        node.awaitReplayed();
+        pair.drain();
     }
 
     @Override
     public void close() {
         try {
-            if (nvm != null) {
-                nvm.close();
+            if (pair != null) {
+                pair.close();
             }
         } finally {
-            try {
-                if (node != null) {
-                    node.close();
-                }
-            } finally {
-                ScratchDirectory.delete(directory);
-            }
+            ScratchDirectory.delete(directory);
         }
     }
 }

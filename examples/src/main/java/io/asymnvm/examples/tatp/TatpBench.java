@@ -1,25 +1,18 @@
 package io.asymnvm.examples.tatp;
 
-import io.asymnvm.examples.appbench.AppBenchConfig;
-import io.asymnvm.examples.appbench.AppBenchReport;
+import io.asymnvm.examples.appbench.AppBench;
 import io.asymnvm.examples.appbench.AppBenchRun;
-import io.asymnvm.examples.appbench.AppReportWorkload;
-import io.asymnvm.examples.appbench.Application;
-import io.asymnvm.examples.appbench.TransactionMix;
-import io.asymnvm.examples.commit.FabricKind;
-import io.asymnvm.examples.report.ReportWorkload;
 import io.asymnvm.frontend.AsymNvm;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * {@code bench tatp}: populates {@code scale} subscribers ({@value #POPULATE_BATCH} per transaction), runs the mix
  * (see {@link AppBenchRun}), and reports throughput, latency, the per-type counts and the rows after the run. The
  * comparison matrix runs it through {@link io.asymnvm.examples.appbench.AppReportWorkload}.
  */
-public final class TatpBench implements Application {
+public final class TatpBench extends AppBench {
     /** Subscribers populated per transaction. */
     public static final int POPULATE_BATCH = 32;
     /** Smallest population (the non-uniform draw needs a few subscribers to mean anything). */
@@ -27,19 +20,8 @@ public final class TatpBench implements Application {
     /** Bytes of PM and cache a subscriber's rows take, roughly (about ten rows with their slots and headers). */
     static final long BYTES_PER_SUBSCRIBER = 2048;
 
-    @Override
-    public String name() {
-        return "tatp";
-    }
-
-    @Override
-    public String scaleName() {
-        return "subscribers";
-    }
-
-    @Override
-    public long bytesPerUnit() {
-        return BYTES_PER_SUBSCRIBER;
+    public TatpBench() {
+        super("tatp", "subscribers", BYTES_PER_SUBSCRIBER, MIN_SUBSCRIBERS);
     }
 
     @Override
@@ -47,31 +29,13 @@ public final class TatpBench implements Application {
         Tatp tatp = nvm.transactional(Tatp.class, new TatpImpl(nvm));
         populate(tatp, subscribers, seed);
         TatpMix mix = new TatpMix(tatp, subscribers);
-        return new Loaded() {
-            @Override
-            public TransactionMix mix() {
-                return mix;
-            }
-
-            @Override
-            public Map<String, Object> checks() {
-                TatpCounts counts = tatp.counts();
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("subscriber_rows", counts.subscribers());
-                m.put("call_forwarding_rows", counts.callForwardings());
-                return m;
-            }
-        };
-    }
-
-    /** This application as a row of the comparison matrix over {@code fabric}. */
-    public static ReportWorkload reportWorkload(FabricKind fabric) {
-        return new AppReportWorkload(new TatpBench(), MIN_SUBSCRIBERS, fabric);
-    }
-
-    /** Runs one benchmark; {@code progress} receives a line per phase. */
-    public static AppBenchReport run(AppBenchConfig config, Consumer<String> progress) {
-        return AppBenchRun.run(new TatpBench(), MIN_SUBSCRIBERS, config, progress);
+        return Loaded.of(mix, () -> {
+            TatpCounts counts = tatp.counts();
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("subscriber_rows", counts.subscribers());
+            m.put("call_forwarding_rows", counts.callForwardings());
+            return m;
+        });
     }
 
     /** Populates subscribers 1..{@code subscribers}, {@link #POPULATE_BATCH} per transaction; returns the rows. */

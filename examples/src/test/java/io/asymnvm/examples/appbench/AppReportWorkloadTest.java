@@ -45,13 +45,13 @@ class AppReportWorkloadTest {
 
     @Test
     void shouldRunTatpAsAReportRow() throws Exception {
-        ReportResult r = check(TatpBench.reportWorkload(FabricKind.LOCAL), "tatp/asymnvm-local", TatpMix.TYPES);
+        ReportResult r = check(new TatpBench().reportWorkload(FabricKind.LOCAL), "tatp/asymnvm-local", TatpMix.TYPES);
         assertEquals(200.0, r.metrics().get("subscriber_rows"));
     }
 
     @Test
     void shouldRunSmallBankAsAReportRowAndCheckItsMoney() throws Exception {
-        ReportResult r = check(SmallBankBench.reportWorkload(FabricKind.TCP), "smallbank/asymnvm-tcp",
+        ReportResult r = check(new SmallBankBench().reportWorkload(FabricKind.TCP), "smallbank/asymnvm-tcp",
                 SmallBankMix.TYPES);
         assertEquals(1.0, r.metrics().get("money_conserved"));
         assertEquals(r.metrics().get("money_expected"), r.metrics().get("money_actual"));

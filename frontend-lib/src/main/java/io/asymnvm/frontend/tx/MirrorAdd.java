@@ -2,12 +2,14 @@ package io.asymnvm.frontend.tx;
 
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
-
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.frontend.link.BackendLink;
 import io.asymnvm.frontend.link.MirrorLinks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Adding a SYNC mirror to a running frontend (issue 9: a mirror that joins while frontends run).
@@ -40,7 +42,7 @@ final class MirrorAdd {
     }
 
     static void add(TransactionEngine engine, BackendLink mirrorLink) {
-        TransactionEngine.MirrorAddView e = engine.mirrorAddView();
+        View e = new View(engine);
         if (mirrorLink.frontendId() != e.frontendId()) {
             throw new IllegalArgumentException("mirror link of frontend " + mirrorLink.frontendId()
                     + " given to frontend " + e.frontendId());
@@ -112,5 +114,86 @@ final class MirrorAdd {
             return;
         }
         MirrorLinks.declare(m, backendAttachEpoch, sinceTxId);
+    }
+
+    /** This class's view of an engine's locks, rings and mirror set. */
+    static final class View {
+        private final TransactionEngine engine;
+        /** Where the records {@link #addAndRepost} re-posted start in the ring. */
+        private long repostStart;
+
+        private View(TransactionEngine engine) {
+            this.engine = engine;
+        }
+
+        long repostStart() {
+            return repostStart;
+        }
+
+        Object flushLock() {
+            return engine.flushLock;
+        }
+
+        ReentrantLock exec() {
+            return engine.exec;
+        }
+
+        void checkUsable() {
+            engine.checkUsable();
+        }
+
+        /** Under both locks: adds {@code m} to the mirror set (creating it) and re-posts the retained records. */
+        MirrorLinks.Mirror addAndRepost(BackendLink l, AttachReply reply) {
+            MirrorLinks ms = engine.mirrors;
+            if (ms == null) {
+                ms = new MirrorLinks(List.of(), false);
+            }
+            MirrorLinks.Mirror m = ms.add(l, reply, engine.backendAttach, engine.link.endpoint());
+            if (engine.mirrors == null) {
+                engine.mirrors = ms;
+                engine.semWriter = ms.semanticWriter(engine.link);
+            }
+            repostStart = engine.semRing.firstRetained();
+            int n = engine.semRing.repost(l);
+            engine.inflight = null; // FLUSHes posted before the add do not cover the mirror
+            engine.inflightMirrors = null;
+            LOG.info("frontend {} added SYNC mirror {} and re-posted {} semantic records", engine.frontendId,
+                    l.endpoint(), n);
+            return m;
+        }
+
+        long semEnd() {
+            return engine.posted.semEnd();
+        }
+
+        /** Where the oldest retained semantic record starts (a re-post starts there). */
+        long firstRetained() {
+            return engine.semRing.firstRetained();
+        }
+
+        /** The semantic ring's capacity in bytes. */
+        long semCapacity() {
+            return engine.semRing.capacity();
+        }
+
+        long releasedTxId() {
+            return engine.releasedTxId;
+        }
+
+        long backendAttachEpoch() {
+            return engine.link.attachEpoch();
+        }
+
+        int frontendId() {
+            return engine.frontendId;
+        }
+
+        String backendEndpoint() {
+            return engine.link.endpoint();
+        }
+
+        void releaseAtMin() {
+            engine.mirrorFailover.releaseAtMin();
+        }
     }
 }

@@ -57,6 +57,40 @@ final class MirrorFailover {
         return true;
     }
 
+    /**
+     * At the engine's open: attaches the SYNC {@code mirrors} given at open (null or empty: none) after the
+     * backend's {@code reply}, checked against it, and points the semantic writer at the backend and every mirror;
+     * if a mirror cannot be attached the backend's link is closed and the failure rethrown.
+     */
+    void open(MirrorLinks mirrors, AttachReply reply) {
+        if (mirrors != null && !mirrors.isEmpty()) {
+            try {
+                mirrors.open(reply, engine.link.endpoint());
+            } catch (RuntimeException e) {
+                engine.link.close();
+                throw e;
+            }
+            engine.mirrors = mirrors;
+            engine.semWriter = mirrors.semanticWriter(engine.link);
+        } else {
+            engine.mirrors = null;
+            engine.semWriter = engine.link;
+        }
+    }
+
+    /** Declares every mirror SYNC under the backend attach epoch (MIRROR_POSTING); see {@link MirrorAdd}. */
+    void declareMirrors() {
+        MirrorLinks ms = engine.mirrors;
+        if (ms != null) {
+            for (MirrorLinks.Mirror m : ms.active()) {
+                if (m.posted()) { // an ASYNC mirror is watched, never posted to: nothing to declare
+                    MirrorLinks.declare(m, engine.link.attachEpoch(), engine.releasedTxId);
+                }
+            }
+        }
+    }
+
+
     /** Reads every in-sync mirror's published checkpoint and releases ring space at the minimum. */
     void pollMirrors(boolean background) {
         for (MirrorLinks.Mirror m : engine.mirrors.active()) {

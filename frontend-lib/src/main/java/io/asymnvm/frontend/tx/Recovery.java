@@ -34,6 +34,21 @@ final class Recovery {
         this.engine = engine;
     }
 
+    /** A control call outside any transaction (catalog), reconnecting like every other caller. */
+    byte[] controlCall(byte[] request) {
+        engine.checkUsable();
+        while (true) {
+            long generation = engine.link.generation();
+            try {
+                byte[] reply = engine.link.call(request);
+                engine.controlRoundTrips.incrementAndGet();
+                return reply;
+            } catch (AsymNvmException e) {
+                recoverOrThrow(e, generation);
+            }
+        }
+    }
+
     /**
      * Frontend recovery (DESIGN §4): re-executes, in order and with their original transaction ids, the
      * semantic records this frontend's previous incarnation left after the backend's last applied transaction,
@@ -98,7 +113,7 @@ final class Recovery {
         }
         engine.commit.awaitDurable(engine.posted.txId(), engine.controlRoundTrips);
         engine.pendingRecovery = null;
-        engine.declareMirrors(); // the re-executed records are durable on every mirror now
+        engine.mirrorFailover.declareMirrors(); // the re-executed records are durable on every mirror now
         RecoveryReport report = new RecoveryReport(replayed, first, last,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         engine.lastRecovery = report;
@@ -170,7 +185,8 @@ final class Recovery {
             } finally {
                 engine.exec.unlock();
             }
-            engine.declareMirrors(); // a new backend attach epoch: the mirrors count this frontend under it again
+            // a new backend attach epoch: the mirrors count this frontend under it again
+            engine.mirrorFailover.declareMirrors();
         }
     }
 }

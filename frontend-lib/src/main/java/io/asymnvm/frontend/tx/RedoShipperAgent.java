@@ -58,6 +58,31 @@ final class RedoShipperAgent implements Runnable {
         return true;
     }
 
+    /**
+     * Naive mode: ships the pending redo batch under the execution lock as {@code stores} synchronous WRITE+FLUSH
+     * round trips, one per store of the transaction (see {@link NaiveAccess}); false if the ring has no room.
+     */
+    boolean shipRedoPerStore(int stores) {
+        engine.exec.lock();
+        try {
+            if (engine.redo.isEmpty()) {
+                return true;
+            }
+            int length = engine.redo.alignedLength();
+            if (!engine.redoRing.fits(length)) {
+                return false;
+            }
+            long stamp = engine.posted.semEnd(); // already durable: the FLUSHes persist the redo pieces, nothing more
+            engine.redoRing.append(
+                    (region, offset, data, n) -> engine.naive.postInPieces(region, offset, data, n, stores, stamp),
+                    length, engine.redo::seal, engine.redo.lastTxId());
+            engine.redoBatches.incrementAndGet();
+            return true;
+        } finally {
+            engine.exec.unlock();
+        }
+    }
+
     void awaitRingSpace() {
         long start = System.nanoTime();
         long appliedBefore = engine.releasedTxId;

@@ -17,8 +17,6 @@ import io.asymnvm.frontend.link.MirrorLinks;
 import io.asymnvm.frontend.link.RingWriter;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.log.RingAppender;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Map;
@@ -58,7 +56,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * watermark has its own leaf lock.
  */
 public final class TransactionEngine implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
     static final long SPACE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     record Mark(long txId, long semEnd) {
@@ -191,19 +188,7 @@ public final class TransactionEngine implements AutoCloseable {
         this.frontendId = link.frontendId();
         AttachReply r = link.open();
         this.backendAttach = r;
-        if (mirrors != null && !mirrors.isEmpty()) {
-            try {
-                mirrors.open(r, link.endpoint());
-            } catch (RuntimeException e) {
-                link.close();
-                throw e;
-            }
-            this.mirrors = mirrors;
-            this.semWriter = mirrors.semanticWriter(link);
-        } else {
-            this.mirrors = null;
-            this.semWriter = link;
-        }
+        mirrorFailover.open(mirrors, r);
         this.backendSemHead = r.semHead();
         this.backendRedoHead = r.redoHead();
         boolean recovering = r.lastSemTxId() > r.appliedTxId();
@@ -238,43 +223,20 @@ public final class TransactionEngine implements AutoCloseable {
         this.posted = new Mark(r.appliedTxId(), semStart);
         this.shipper = new RedoShipperAgent(this);
         this.naive = options.mode() != io.asymnvm.frontend.ExecutionMode.NAIVE ? null
-                : new NaiveAccess(link, pageSize, waitPolicy, fetchRoundTrips, this::shipRedoPerStore,
+                : new NaiveAccess(link, pageSize, waitPolicy, fetchRoundTrips, shipper::shipRedoPerStore,
                         () -> shipper.pollApplied(false), () -> appliedTxId);
         this.agent = new Thread(shipper, "asymnvm-frontend-" + frontendId);
         agent.setDaemon(true);
         agent.start();
         if (!recovering) {
-            declareMirrors(); // nothing of this incarnation is posted yet: every record will go to every mirror
+            // nothing of this incarnation is posted yet: every record will go to every mirror
+            mirrorFailover.declareMirrors();
         }
     }
 
     /** The naive baseline's data path, or null (the design's mode). */
     NaiveAccess naive() {
         return naive;
-    }
-
-    /**
-     * Naive mode: ships the pending redo batch under the execution lock as {@code stores} synchronous WRITE+FLUSH
-     * round trips, one per store of the transaction (see {@link NaiveAccess}); false if the ring has no room.
-     */
-    private boolean shipRedoPerStore(int stores) {
-        exec.lock();
-        try {
-            if (redo.isEmpty()) {
-                return true;
-            }
-            int length = redo.alignedLength();
-            if (!redoRing.fits(length)) {
-                return false;
-            }
-            long stamp = posted.semEnd(); // already durable: the FLUSHes persist the redo pieces, nothing more
-            redoRing.append((region, offset, data, n) -> naive.postInPieces(region, offset, data, n, stores, stamp),
-                    length, redo::seal, redo.lastTxId());
-            redoBatches.incrementAndGet();
-            return true;
-        } finally {
-            exec.unlock();
-        }
     }
 
     PageCache cache() {
@@ -425,23 +387,9 @@ public final class TransactionEngine implements AutoCloseable {
     /** A control call outside any transaction (catalog), reconnecting like every other caller. */
     public byte[] controlCall(byte[] request) {
         try {
-            return controlCallHere(request);
+            return recovery.controlCall(request);
         } catch (Superseded s) {
             return s.next.controlCall(request);
-        }
-    }
-
-    private byte[] controlCallHere(byte[] request) {
-        checkUsable();
-        while (true) {
-            long generation = link.generation();
-            try {
-                byte[] reply = link.call(request);
-                controlRoundTrips.incrementAndGet();
-                return reply;
-            } catch (AsymNvmException e) {
-                recovery.recoverOrThrow(e, generation);
-            }
         }
     }
 
@@ -555,101 +503,6 @@ public final class TransactionEngine implements AutoCloseable {
      */
     public void addMirror(BackendLink mirrorLink) {
         MirrorAdd.add(current(), mirrorLink);
-    }
-
-    /** {@link MirrorAdd}'s view of this engine's locks, rings and mirror set. */
-    final class MirrorAddView {
-        /** Where the records {@link #addAndRepost} re-posted start in the ring. */
-        private long repostStart;
-
-        private MirrorAddView() {
-        }
-
-        long repostStart() {
-            return repostStart;
-        }
-
-        Object flushLock() {
-            return flushLock;
-        }
-
-        ReentrantLock exec() {
-            return exec;
-        }
-
-        void checkUsable() {
-            TransactionEngine.this.checkUsable();
-        }
-
-        /** Under both locks: adds {@code m} to the mirror set (creating it) and re-posts the retained records. */
-        MirrorLinks.Mirror addAndRepost(BackendLink l, AttachReply reply) {
-            MirrorLinks ms = mirrors;
-            if (ms == null) {
-                ms = new MirrorLinks(List.of(), false);
-            }
-            MirrorLinks.Mirror m = ms.add(l, reply, backendAttach, link.endpoint());
-            if (mirrors == null) {
-                mirrors = ms;
-                semWriter = ms.semanticWriter(link);
-            }
-            repostStart = semRing.firstRetained();
-            int n = semRing.repost(l);
-            inflight = null; // FLUSHes posted before the add do not cover the mirror
-            inflightMirrors = null;
-            LOG.info("frontend {} added SYNC mirror {} and re-posted {} semantic records", frontendId, l.endpoint(),
-                    n);
-            return m;
-        }
-
-        long semEnd() {
-            return posted.semEnd();
-        }
-
-        /** Where the oldest retained semantic record starts (a re-post starts there). */
-        long firstRetained() {
-            return semRing.firstRetained();
-        }
-
-        /** The semantic ring's capacity in bytes. */
-        long semCapacity() {
-            return semRing.capacity();
-        }
-
-        long releasedTxId() {
-            return releasedTxId;
-        }
-
-        long backendAttachEpoch() {
-            return link.attachEpoch();
-        }
-
-        int frontendId() {
-            return frontendId;
-        }
-
-        String backendEndpoint() {
-            return link.endpoint();
-        }
-
-        void releaseAtMin() {
-            mirrorFailover.releaseAtMin();
-        }
-    }
-
-    MirrorAddView mirrorAddView() {
-        return new MirrorAddView();
-    }
-
-    /** Declares every mirror SYNC under the backend attach epoch (MIRROR_POSTING); see {@link MirrorAdd}. */
-    void declareMirrors() {
-        MirrorLinks ms = mirrors;
-        if (ms != null) {
-            for (MirrorLinks.Mirror m : ms.active()) {
-                if (m.posted()) { // an ASYNC mirror is watched, never posted to: nothing to declare
-                    MirrorLinks.declare(m, link.attachEpoch(), releasedTxId);
-                }
-            }
-        }
     }
 
     /** The endpoints of the SYNC mirrors in sync now (empty without mirrors). */
