@@ -34,15 +34,13 @@ import java.util.concurrent.locks.LockSupport;
 public final class ReplayAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplayAgent.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /** The unit of write-back: heap ranges are persisted as whole 64-byte lines. */
+    /** The unit of write-back: replayed heap ranges are persisted as whole 64-byte lines. */
     static final int CACHE_LINE = 64;
-
 
     private final PersistentRegion region;
     private final long heapBase;
     private final FrontendLog[] logs;
     private final long[] cursors;
-
     private volatile ReplayGate gate;
     private final AtomicLong idlePasses = new AtomicLong();
     private final AtomicLong batchesApplied = new AtomicLong();
@@ -92,11 +90,7 @@ public final class ReplayAgent implements Runnable {
             if (e.kind() == RingReader.Kind.PADDING) {
                 // durable before the batch after it is applied, like the batch itself (see apply): a restart
                 // replays from the checkpoint's head, and an unpersisted padding lost in a crash would stop it here
-                long at = reader.offsetOf(e.position());
-                if (!log.redoWrites().isDurable(at, LogRecordLayout.ALIGNMENT)) {
-                    region.persist(at, LogRecordLayout.ALIGNMENT);
-                }
-                log.redoWrites().release(at, LogRecordLayout.ALIGNMENT);
+                region.persist(reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
                 cursors[i] = e.next();
                 continue;
             }
@@ -122,10 +116,7 @@ public final class ReplayAgent implements Runnable {
         Checkpoint cp = log.checkpoint();
         long first = RedoBatchLayout.firstTxId(batch);
         long last = RedoBatchLayout.lastTxId(batch);
-        long at = log.redoReader().offsetOf(e.position());
-        long span = e.next() - e.position();
         if (last <= cp.appliedTxId()) {
-            log.redoWrites().release(at, span);
             return true; // re-posted copy of an already applied batch: nothing to do
         }
         if (first != cp.appliedTxId() + 1 || last < first) {
@@ -167,12 +158,7 @@ public final class ReplayAgent implements Runnable {
         // The batch must be durable before any of it reaches the heap: the frontend's WRITE of it is persisted
         // only by its next FLUSH, and a crash after some heap lines were written back but before the checkpoint
         // must find the batch again and replay it (re-executing its semantic records would apply them twice).
-        // If a FLUSH already persisted exactly these bytes (the NIC saw the WRITE and then the FLUSH), persisting
-        // them again would only write the same lines back twice (issue 8 goal 7); otherwise (not flushed yet, a
-        // mirror, bytes found after a restart) persist them here.
-        if (!log.redoWrites().isDurable(at, span)) {
-            region.persist(at, batch.length);
-        }
+        region.persist(log.redoReader().offsetOf(e.position()), batch.length);
         RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
             @Override
             public void write(long heapOffset, byte[] b, int dataOffset, int length) {
@@ -185,15 +171,14 @@ public final class ReplayAgent implements Runnable {
         });
         persistTouched(touched);
         log.advance(last, e.next(), RedoBatchLayout.semanticEnd(batch));
-        log.redoWrites().release(at, span);
         batchesApplied.incrementAndGet();
         return true;
     }
 
     /**
      * Persists the touched ranges, widened to whole cache lines (the unit a write-back moves, and what is counted)
-     * and merged where they share or abut a line, so each line is written back once. Widening to pages instead
-     * would write back, and count, up to a page per small update.
+     * and merged where they share or abut a line, so each line is written back once. Widening to the page start,
+     * as before, wrote back (and counted) up to a page per small update (issue 8 goal 7).
      */
     private void persistTouched(List<long[]> touched) {
         touched.sort((a, b) -> Long.compare(a[0], b[0]));
