@@ -184,6 +184,9 @@ final class BTreeCore implements MapCore {
             if (onlyIfAbsent) {
                 return old;
             }
+            if (Records.overwriteInPlace(session.tx, leaf, i, value) >= 0) {
+                return old; // same key, so no separator changes; a shrunk record only leaves garbage in the leaf
+            }
             Records.freeBlob(session.tx, leaf, i);
             leaf.remove(i);
             insertAt(h - 1, i, Records.leaf(session.tx, key, value));

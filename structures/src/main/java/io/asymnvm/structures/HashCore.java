@@ -184,6 +184,13 @@ final class HashCore implements MapCore {
                 if (onlyIfAbsent) {
                     return old;
                 }
+                int shrink = Records.overwriteInPlace(session.tx, p, i, value);
+                if (shrink >= 0) {
+                    if (shrink > 0) {
+                        add(HashMapLayout.LIVE_BYTES_OFFSET, -shrink);
+                    }
+                    return old;
+                }
                 int oldLength = p.recordLength(i) + SLOT_LENGTH;
                 Records.freeBlob(session.tx, p, i);
                 p.remove(i);

@@ -261,6 +261,28 @@ final class NodePage {
         }
     }
 
+    /**
+     * Overwrites the inline value of leaf record {@code i} with {@code value} in place, if it is no longer than the
+     * record's payload: only the value bytes (and, when shorter, the tag and the garbage count) change, so the redo
+     * of an update carries the value, not the shifted slots and the re-inserted record. The bytes a shorter value
+     * leaves behind become garbage, reclaimed by the next compaction. Returns how many bytes the record shrank, or
+     * -1 (nothing changed) if the record holds a blob reference or the value does not fit.
+     */
+    int overwriteInlineValue(int i, byte[] value) {
+        int tag = tag(i);
+        if (tag == TAG_BLOB || value.length > tag) {
+            return -1;
+        }
+        int o = payloadOffset(i);
+        block.putBytes(o, value, 0, value.length);
+        int shrink = tag - value.length;
+        if (shrink > 0) {
+            block.putShort(recordOffset(i) + RECORD_TAG_OFFSET, value.length);
+            block.putShort(GARBAGE_OFFSET, garbage() + shrink);
+        }
+        return shrink;
+    }
+
     /** Sets the child pointer of inner record {@code i}. */
     void setChild(int i, long child) {
         block.putLong(payloadOffset(i), child);

@@ -126,6 +126,29 @@ final class Records {
         return Arrays.copyOfRange(page.block.bytes, o, o + page.tag(i));
     }
 
+    /**
+     * Replaces the value of leaf record {@code i} of {@code page} in place when the new value fits where the old
+     * one lives: an inline value no longer than the old inline payload (the record keeps its slot and offset), or
+     * an out-of-line value no longer than the old blob's length (the blob block keeps its size class; only its
+     * bytes and, when shorter, the record's length word change). Then the transaction's redo holds the value bytes
+     * and no allocator, slot or record traffic. Returns how many bytes the record shrank (0 for a blob), or -1 when
+     * the value does not fit in place and nothing was written (the caller removes and re-inserts the record).
+     */
+    static int overwriteInPlace(Transaction tx, NodePage page, int i, byte[] value) {
+        if (!page.isBlob(i)) {
+            return value.length <= MAX_INLINE_VALUE ? page.overwriteInlineValue(i, value) : -1;
+        }
+        int old = page.blobLength(i);
+        if (value.length <= MAX_INLINE_VALUE || value.length > old) {
+            return -1;
+        }
+        tx.write(page.blobAddress(i), value);
+        if (value.length != old) {
+            page.block.putInt(page.payloadOffset(i) + BLOB_LENGTH_OFFSET, value.length);
+        }
+        return 0;
+    }
+
     /** Frees the blob of leaf record {@code i}, if any (before the record is dropped or replaced). */
     static void freeBlob(Transaction tx, NodePage page, int i) {
         if (page.isBlob(i)) {

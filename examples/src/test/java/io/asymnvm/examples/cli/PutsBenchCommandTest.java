@@ -81,11 +81,16 @@ class PutsBenchCommandTest {
         assertEquals(counted, amplification, 1e-4, json);
         // the put's arguments (key and value) travel in the commit record: at least one logical byte each
         assertTrue(v.get("semantic_bytes_per_logical_byte").asDouble() >= 1.0, json);
-        assertTrue(v.get("pm_heap_bytes").asLong() >= logical / 2, "the values reach the heap image: " + json);
-        // the replayer stores every value into the heap: at least the value bytes put
-        assertTrue(v.get("pm_written_heap_bytes").asLong() >= puts * 200, json);
+        // the replayer stores the values into the heap: a value replaced in place is written at the same address,
+        // so a redo batch keeps only the last value per key (coalescing), but every batch holds at least one put
+        double batches = puts / v.get("puts_per_redo_batch").asDouble();
+        assertTrue(v.get("pm_written_heap_bytes").asLong() >= 200 * (batches - 1), "the values reach the heap: "
+                + json);
+        // and every stored heap byte is persisted (whole 64-byte lines around it)
+        assertTrue(v.get("pm_heap_bytes").asLong() >= v.get("pm_written_heap_bytes").asLong(), json);
         double stored = v.get("pm_written_bytes_per_logical_byte").asDouble();
-        assertTrue(stored > 1.0 && stored < amplification, json);
+        // below one logical byte when repeated puts to a key coalesce in a redo batch (64 keys here)
+        assertTrue(stored > 0 && stored < amplification, json);
         // a SYNC put waits for about one FLUSH round trip (fewer when group commit shares one)
         double roundTrips = v.get("commit_round_trips_per_put").asDouble();
         assertTrue(roundTrips > 0 && roundTrips <= 2.0, json);
