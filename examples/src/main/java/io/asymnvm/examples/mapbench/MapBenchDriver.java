@@ -98,7 +98,21 @@ final class MapBenchDriver {
      */
     MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
                       long seed, LongConsumer progress, long maxNanos) {
+        return run(target, workload, keyChooser, ops, threads, seed, progress, maxNanos, false);
+    }
+
+    /**
+     * The same; with {@code disjoint}, thread {@code t} of {@code threads} maps each zipfian choice {@code k} to
+     * the key {@code ≡ t (mod threads)} in its group of {@code threads} ({@code k - k % threads + t}, one group down
+     * past the last key), so no two threads ever touch the same key and the popular keys stay popular.
+     */
+    MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
+                      long seed, LongConsumer progress, long maxNanos, boolean disjoint) {
         Objects.requireNonNull(target, "target");
+        if (disjoint && keys.length < threads) {
+            throw new IllegalArgumentException("disjoint keys need at least one key per thread: " + keys.length
+                    + " keys, " + threads + " threads");
+        }
         if (keyChooser.items() != keys.length) {
             throw new IllegalArgumentException("zipfian over " + keyChooser.items() + " items, " + keys.length
                     + " keys");
@@ -111,7 +125,8 @@ final class MapBenchDriver {
         for (int t = 0; t < threads; t++) {
             long share = ops / threads + (t < ops % threads ? 1 : 0);
             workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
-                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress, deadline);
+                    new SplittableRandom(seed * 0x9E3779B97F4A7C15L + t), go, progress, deadline,
+                    disjoint ? t : -1, threads);
         }
         for (int t = 0; t < threads; t++) {
             Worker w = workers[t];
@@ -172,13 +187,19 @@ final class MapBenchDriver {
         private final CountDownLatch go;
         private final LongConsumer progress;
         private final long[] deadline;
+        /** With disjoint keys, this thread's residue modulo {@code stride}; -1 for every key. */
+        private final int slot;
+        private final int stride;
         long reads;
         long updates;
         long missing;
         long end;
 
         Worker(MapTarget target, double readProportion, ZipfianGenerator keyChooser, long ops,
-               SplittableRandom random, CountDownLatch go, LongConsumer progress, long[] deadline) {
+               SplittableRandom random, CountDownLatch go, LongConsumer progress, long[] deadline, int slot,
+               int stride) {
+            this.slot = slot;
+            this.stride = stride;
             this.target = target;
             this.readProportion = readProportion;
             this.keyChooser = keyChooser;
@@ -194,7 +215,7 @@ final class MapBenchDriver {
             long stopAt = deadline[0];
             long i = 0;
             for (; i < ops; i++) {
-                String key = keys[(int) keyChooser.nextScrambled(random)];
+                String key = keys[keyIndex((int) keyChooser.nextScrambled(random))];
                 boolean read = random.nextDouble() < readProportion;
                 String value = read ? null : updateValues[random.nextInt(UPDATE_VALUES)];
                 long t0 = System.nanoTime();
@@ -220,6 +241,14 @@ final class MapBenchDriver {
             }
             progress.accept(i % PROGRESS_EVERY);
             end = System.nanoTime();
+        }
+
+        private int keyIndex(int chosen) {
+            if (slot < 0) {
+                return chosen;
+            }
+            int k = chosen - chosen % stride + slot;
+            return k < keys.length ? k : k - stride;
         }
     }
 }
