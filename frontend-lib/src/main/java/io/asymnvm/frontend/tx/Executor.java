@@ -95,21 +95,10 @@ final class Executor implements LocklessReads.Engine {
                 }
                 callPages.validate(engine.cache.fetchToken());
                 engine.readers.applyDeferred(engine.cache);
-                tx.bind();
-                try {
-                    result = entry.method().invoke(entry.target(), attemptArgs);
-                } catch (InvocationTargetException e) {
-                    failure = e.getCause();
-                } finally {
-                    tx.unbind();
-                }
-                retry = tx.signal() != null ? tx.signal()
-                        : failure instanceof RetrySignal rs ? rs : null;
-                if (tx.doomed()) {
-                    retry = tx.missSignal(); // it ran on made-up bytes: its outcome is void, its misses are not
-                    failure = null;
-                    callPages.countDoomed();
-                }
+                BodyRun run = runBody(entry, attemptArgs, tx, callPages);
+                result = run.result();
+                failure = run.failure();
+                retry = run.retry();
                 if (retry == null && failure == null) {
                     if (tx.writes().isEmpty()) {
                         txId = 0;
@@ -190,6 +179,37 @@ final class Executor implements LocklessReads.Engine {
             engine.lastAsyncTxId = txId;
         }
         return result;
+    }
+
+    /** What one run of a method body left: its result or its failure, and the retry it asks for (null: none). */
+    record BodyRun(Object result, Throwable failure, RetrySignal retry) {
+    }
+
+    /**
+     * Runs the method body once on {@code tx}, bound to the calling thread meanwhile (every kind of attempt: under
+     * the lock, lockless, optimistic). A signal the body swallowed still counts. A doomed collecting attempt ran on
+     * made-up bytes: its outcome is void, its misses are not (its retry is their fetch).
+     */
+    static BodyRun runBody(MethodRegistry.Entry entry, Object[] args, TransactionContext tx,
+                           CallPages callPages) throws IllegalAccessException {
+        Object result = null;
+        Throwable failure = null;
+        tx.bind();
+        try {
+            result = entry.method().invoke(entry.target(), args);
+        } catch (InvocationTargetException e) {
+            failure = e.getCause();
+        } finally {
+            tx.unbind();
+        }
+        RetrySignal retry = tx.signal() != null ? tx.signal() : failure instanceof RetrySignal rs ? rs : null;
+        if (tx.doomed()) {
+            retry = tx.missSignal();
+            failure = null;
+            result = null;
+            callPages.countDoomed();
+        }
+        return new BodyRun(result, failure, retry);
     }
 
     /**

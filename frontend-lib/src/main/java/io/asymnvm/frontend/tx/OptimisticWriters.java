@@ -3,7 +3,6 @@ package io.asymnvm.frontend.tx;
 import io.asymnvm.frontend.cache.CacheSequence;
 import io.asymnvm.frontend.cache.PageCache;
 
-import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -133,21 +132,12 @@ final class OptimisticWriters {
                     tx.collectMisses();
                 }
                 attempts.increment();
-                tx.bind();
-                try {
-                    result = entry.method().invoke(entry.target(), attemptArgs);
-                } catch (InvocationTargetException e) {
-                    failure = e.getCause();
-                } finally {
-                    tx.unbind();
-                }
-                retry = tx.signal() != null ? tx.signal() : failure instanceof RetrySignal rs ? rs : null;
-                if (tx.doomed()) {
-                    retry = tx.missSignal(); // ran on made-up bytes: only its misses count
-                    failure = null;
-                    callPages.countDoomed();
-                } else if (retry == null && failure == null && tx.writes().isEmpty() && !tx.stillValid()) {
-                    retry = CHANGED_AT_END;
+                Executor.BodyRun run = Executor.runBody(entry, attemptArgs, tx, callPages);
+                result = run.result();
+                failure = run.failure();
+                retry = run.retry();
+                if (retry == null && failure == null && tx.writes().isEmpty() && !tx.stillValid()) {
+                    retry = CHANGED_AT_END; // a read-only outcome returns without the lock: valid to its end
                 }
             }
             boolean readOnlyOutcome = retry == null && failure == null && tx.writes().isEmpty();

@@ -128,11 +128,6 @@ public final class TransactionContext implements Transaction, FreshMemory {
         return true;
     }
 
-    /** Pages in the read set (tests and statistics). */
-    int readSetSize() {
-        return readSet == null ? 0 : readSet.size();
-    }
-
     /**
      * Lockless: the attempt may not change anything; abandons it before the change has any effect. An optimistic
      * writer may write ({@link #write}) but not change allocator or root state: that runs under the lock.
