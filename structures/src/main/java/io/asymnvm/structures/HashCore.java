@@ -103,7 +103,9 @@ final class HashCore implements MapCore {
     }
 
     private void add(int offset, long delta) {
-        root.putLong(offset, root.getLong(offset) + delta);
+        if (delta != 0) { // an unchanged counter is not written: a same-size update then leaves the root page
+            root.putLong(offset, root.getLong(offset) + delta); // alone, and updates of other keys do not conflict
+        }
     }
 
     /** The bucket of hash {@code h} under the current level and split pointer. */

@@ -55,7 +55,8 @@ public final class MapBenchCommand implements Callable<Integer> {
 
     @Option(names = "--workload", defaultValue = "a", converter = Workload.Converter.class,
             completionCandidates = Workload.Names.class,
-            description = "a: 50% read / 50% update, b: 95/5, c: read only. Default: ${DEFAULT-VALUE}.")
+            description = "a: 50% read / 50% update, b: 95/5, c: read only, u: update only. Default: "
+                    + "${DEFAULT-VALUE}.")
     Workload workload;
 
     @Option(names = "--threads", defaultValue = "1",
@@ -94,8 +95,14 @@ public final class MapBenchCommand implements Callable<Integer> {
             + "baseline_ops_per_s, ratio, runs_per_tx (attempts per transaction), runs_per_tx_p50, "
             + "runs_per_tx_p99, runs_per_tx_max (attempts per call), fetch_reads (READs of page fetches), "
             + "lockless_attempts, "
-            + "lockless_conflicts, lockless_fallbacks (read-only calls run without the execution lock).")
+            + "lockless_conflicts, lockless_fallbacks (read-only calls run without the execution lock), "
+            + "optimistic_attempts, optimistic_conflicts, optimistic_fallbacks, conflicts_per_tx (writers whose "
+            + "method body ran without the execution lock).")
     boolean json;
+
+    @Option(names = "--disjoint", description = "Thread i of T uses only keys i mod T (updates to disjoint keys "
+            + "measure how writers scale); needs at least one key per thread.")
+    boolean disjoint;
 
     @Option(names = "--no-progress", description = "No progress bars on standard error.")
     boolean noProgress;
@@ -112,6 +119,10 @@ public final class MapBenchCommand implements Callable<Integer> {
         requireRange("--threads", threads, 1, MAX_THREADS);
         requireRange("--value-bytes", valueBytes, 1, MAX_VALUE_BYTES);
         requireRange("--batch", batch, 1, MAX_BATCH);
+        if (disjoint && keys < threads) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--keys': " + keys
+                    + " is fewer than the " + threads + " threads --disjoint gives one key each at least");
+        }
         if (!(theta > 0 && theta < 1)) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--theta': " + theta
                     + " is outside (0, 1)");
@@ -121,7 +132,7 @@ public final class MapBenchCommand implements Callable<Integer> {
         long pm = size("--pm-size", pmSize, MapBenchConfig.defaultPmBytes(keys, valueBytes));
         long cache = size("--cache-size", cacheSize, MapBenchConfig.defaultCacheBytes(keys, valueBytes));
         MapBenchConfig config = new MapBenchConfig(structure, fabric, keys, ops, workload, threads, valueBytes,
-                theta, seed, batch, warmup, pm, cache, mode);
+                theta, seed, batch, warmup, pm, cache, mode, disjoint);
 
         MapBenchReport report = new MapBenchRun(config, !noProgress).run();
         PrintWriter out = spec.commandLine().getOut();

@@ -10,11 +10,12 @@ import java.util.Objects;
  * One {@code bench map} run: the structure and fabric, the data set ({@code keys} keys of {@code valueBytes}
  * bytes, loaded {@code loadBatch} per transaction), the operations ({@code ops} of {@code workload} over
  * {@code threads} threads after {@code warmupOps} unrecorded ones, zipfian with {@code theta}, seeded), and the
- * PM image and page cache sizes, and the frontend's mode (the design or the naive baseline). {@link #estimatedDataBytes()} and the size defaults live here.
+ * PM image and page cache sizes, and the frontend's mode; with {@code disjoint}, thread {@code i} of {@code T}
+ * uses only keys {@code ≡ i (mod T)} (updates to disjoint keys, issue 8 goal 2) (the design or the naive baseline). {@link #estimatedDataBytes()} and the size defaults live here.
  */
 public record MapBenchConfig(StructureKind structure, FabricKind fabric, int keys, long ops, Workload workload,
                              int threads, int valueBytes, double theta, long seed, int loadBatch, long warmupOps,
-                             long pmBytes, long cacheBytes, ExecutionMode mode) {
+                             long pmBytes, long cacheBytes, ExecutionMode mode, boolean disjoint) {
     /** Smallest PM image and page cache the defaults pick. */
     public static final long MIN_PM_BYTES = 256L << 20;
     public static final long MIN_CACHE_BYTES = 64L << 20;
@@ -24,6 +25,14 @@ public record MapBenchConfig(StructureKind structure, FabricKind fabric, int key
         Objects.requireNonNull(fabric, "fabric");
         Objects.requireNonNull(workload, "workload");
         Objects.requireNonNull(mode, "mode");
+    }
+
+    /** Threads choosing among all keys (not {@code --disjoint}). */
+    public MapBenchConfig(StructureKind structure, FabricKind fabric, int keys, long ops, Workload workload,
+                          int threads, int valueBytes, double theta, long seed, int loadBatch, long warmupOps,
+                          long pmBytes, long cacheBytes, ExecutionMode mode) {
+        this(structure, fabric, keys, ops, workload, threads, valueBytes, theta, seed, loadBatch, warmupOps, pmBytes,
+                cacheBytes, mode, false);
     }
 
     /** A run of the design ({@link ExecutionMode#ASYMNVM}). */

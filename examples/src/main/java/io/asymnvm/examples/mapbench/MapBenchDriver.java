@@ -97,7 +97,21 @@ final class MapBenchDriver {
      */
     MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
                       long seed, LongConsumer progress, long maxNanos) {
+        return run(target, workload, keyChooser, ops, threads, seed, progress, maxNanos, false);
+    }
+
+    /**
+     * The same; with {@code disjoint}, thread {@code t} of {@code threads} maps each zipfian choice {@code k} to
+     * the key {@code ≡ t (mod threads)} in its group of {@code threads} ({@code k - k % threads + t}, one group down
+     * past the last key), so no two threads ever touch the same key and the popular keys stay popular.
+     */
+    MapBenchPhase run(MapTarget target, Workload workload, ZipfianGenerator keyChooser, long ops, int threads,
+                      long seed, LongConsumer progress, long maxNanos, boolean disjoint) {
         Objects.requireNonNull(target, "target");
+        if (disjoint && keys.length < threads) {
+            throw new IllegalArgumentException("disjoint keys need at least one key per thread: " + keys.length
+                    + " keys, " + threads + " threads");
+        }
         if (keyChooser.items() != keys.length) {
             throw new IllegalArgumentException("zipfian over " + keyChooser.items() + " items, " + keys.length
                     + " keys");
@@ -106,7 +120,7 @@ final class MapBenchDriver {
         for (int t = 0; t < threads; t++) {
             long share = ops / threads + (t < ops % threads ? 1 : 0);
             workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
-                    BenchThreads.random(seed, t), progress, maxNanos);
+                    BenchThreads.random(seed, t), progress, maxNanos, disjoint ? t : -1, threads);
         }
         long start = new BenchThreads().run("bench-map-", workers);
         Histogram latency = new Histogram(3);
@@ -135,13 +149,18 @@ final class MapBenchDriver {
         private final SplittableRandom random;
         private final LongConsumer progress;
         private final long maxNanos;
+        /** With disjoint keys, this thread's residue modulo {@code stride}; -1 for every key. */
+        private final int slot;
+        private final int stride;
         long reads;
         long updates;
         long missing;
         long end;
 
         Worker(MapTarget target, double readProportion, ZipfianGenerator keyChooser, long ops,
-               SplittableRandom random, LongConsumer progress, long maxNanos) {
+               SplittableRandom random, LongConsumer progress, long maxNanos, int slot, int stride) {
+            this.slot = slot;
+            this.stride = stride;
             this.target = target;
             this.readProportion = readProportion;
             this.keyChooser = keyChooser;
@@ -156,7 +175,7 @@ final class MapBenchDriver {
             long stopAt = maxNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + maxNanos;
             long i = 0;
             for (; i < ops; i++) {
-                String key = keys[(int) keyChooser.nextScrambled(random)];
+                String key = keys[keyIndex((int) keyChooser.nextScrambled(random))];
                 boolean read = random.nextDouble() < readProportion;
                 String value = read ? null : updateValues[random.nextInt(UPDATE_VALUES)];
                 long t0 = System.nanoTime();
@@ -182,6 +201,14 @@ final class MapBenchDriver {
             }
             progress.accept(i % PROGRESS_EVERY);
             end = System.nanoTime();
+        }
+
+        private int keyIndex(int chosen) {
+            if (slot < 0) {
+                return chosen;
+            }
+            int k = chosen - chosen % stride + slot;
+            return k < keys.length ? k : k - stride;
         }
     }
 }

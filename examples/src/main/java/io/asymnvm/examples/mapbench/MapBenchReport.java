@@ -50,7 +50,11 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
                 .put("fetch_reads", engineDelta.fetchRoundTrips())
                 .put("lockless_attempts", engineDelta.locklessAttempts())
                 .put("lockless_conflicts", engineDelta.locklessConflicts())
-                .put("lockless_fallbacks", engineDelta.locklessFallbacks()));
+                .put("lockless_fallbacks", engineDelta.locklessFallbacks())
+                .put("optimistic_attempts", engineDelta.optimisticAttempts())
+                .put("optimistic_conflicts", engineDelta.optimisticConflicts())
+                .put("optimistic_fallbacks", engineDelta.optimisticFallbacks())
+                .put("conflicts_per_tx", Json.decimal(engineDelta.conflictsPerTransaction(), 4)));
     }
 
     /** A few aligned lines for people. */
@@ -61,9 +65,10 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
                         + "%.2f%n", c.structure().displayName(), c.fabric().cliName(),
                 c.mode() == io.asymnvm.frontend.ExecutionMode.NAIVE ? " in naive mode" : "", c.workload().describe(),
                 c.theta()));
-        b.append(String.format(Locale.ROOT, "  %,d keys of %d-byte values, %,d ops (+%,d warm-up) on %d thread%s, "
+        b.append(String.format(Locale.ROOT, "  %,d keys of %d-byte values, %,d ops (+%,d warm-up) on %d thread%s%s, "
                         + "seed %d, PM %d MiB, page cache %d MiB%n", c.keys(), c.valueBytes(), c.ops(),
-                c.warmupOps(), c.threads(), c.threads() == 1 ? "" : "s", c.seed(), c.pmBytes() >> 20,
+                c.warmupOps(), c.threads(), c.threads() == 1 ? "" : "s",
+                c.disjoint() ? " (disjoint keys)" : "", c.seed(), c.pmBytes() >> 20,
                 c.cacheBytes() >> 20));
         b.append(String.format(Locale.ROOT, "  load %-18s %8.2f s  %,12.0f keys/s (%d per transaction)%n",
                 structure.target(), loadNanos / 1e9, c.keys() * 1e9 / Math.max(1, loadNanos), c.loadBatch()));
@@ -86,10 +91,12 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
     private static String engine(String phase, EngineStats e) {
         return String.format(Locale.ROOT, "       frontend during the %s %,d commits, %.3f round trips per commit, "
                         + "%,d re-executions (%.4f runs per transaction), %,d page fetches, %,d redo batches, "
-                        + "%,d lockless read attempts (%,d conflicts, %,d fell back to the lock)%n", phase + ":",
+                        + "%,d lockless read attempts (%,d conflicts, %,d fell back to the lock), "
+                        + "%,d optimistic writer attempts (%,d conflicts, %,d fell back to the lock)%n", phase + ":",
                 e.commits(), e.commits() == 0 ? 0.0 : e.commitRoundTrips() / (double) e.commits(), e.retries(),
                 e.runsPerTransaction(), e.fetchRoundTrips(), e.redoBatches(), e.locklessAttempts(),
-                e.locklessConflicts(), e.locklessFallbacks());
+                e.locklessConflicts(), e.locklessFallbacks(), e.optimisticAttempts(), e.optimisticConflicts(),
+                e.optimisticFallbacks());
     }
 
     private static String phase(MapBenchPhase p) {

@@ -52,11 +52,12 @@ public final class MapBenchRun {
             EngineStats before;
             RunCounts.Snapshot runsBefore;
             try (ProgressBar bar = bar("run " + c.structure().cliName(), c.warmupOps() + c.ops())) {
-                driver.run(target, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, bar::stepBy);
+                driver.run(target, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, bar::stepBy,
+                        Long.MAX_VALUE, c.disjoint());
                 before = nvm.stats();
                 runsBefore = nvm.runCounts();
                 structure = driver.run(target, c.workload(), keyChooser, c.ops(), c.threads(), c.seed(),
-                        bar::stepBy);
+                        bar::stepBy, Long.MAX_VALUE, c.disjoint());
             }
             delta = minus(nvm.stats(), before);
             runs = nvm.runCounts().minus(runsBefore);
@@ -64,9 +65,10 @@ public final class MapBenchRun {
 
         MapTarget baselineTarget = MapTarget.baseline(c.structure());
         long baselineLoadNanos = driver.load(baselineTarget, c.loadBatch(), n -> { });
-        driver.run(baselineTarget, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, n -> { });
+        driver.run(baselineTarget, c.workload(), keyChooser, c.warmupOps(), c.threads(), c.seed() + 1, n -> { },
+                Long.MAX_VALUE, c.disjoint());
         MapBenchPhase baseline = driver.run(baselineTarget, c.workload(), keyChooser, c.ops(), c.threads(),
-                c.seed(), n -> { });
+                c.seed(), n -> { }, Long.MAX_VALUE, c.disjoint());
         return new MapBenchReport(c, loadNanos, loadDelta, structure, baselineLoadNanos, baseline, delta, runs);
     }
 
@@ -89,6 +91,7 @@ public final class MapBenchRun {
                 a.slabReturns() - b.slabReturns(), a.failovers() - b.failovers(), a.failoverDetectMillis(),
                 a.failoverResumeMillis(), a.locklessAttempts() - b.locklessAttempts(),
                 a.locklessConflicts() - b.locklessConflicts(), a.locklessFallbacks() - b.locklessFallbacks(),
-                a.locklessWrites() - b.locklessWrites());
+                a.locklessWrites() - b.locklessWrites(), a.optimisticAttempts() - b.optimisticAttempts(),
+                a.optimisticConflicts() - b.optimisticConflicts(), a.optimisticFallbacks() - b.optimisticFallbacks());
     }
 }

@@ -13,7 +13,9 @@ public enum Workload {
     /** Read mostly: 95% reads, 5% updates (YCSB workload B). */
     B(0.95),
     /** Read only (YCSB workload C). */
-    C(1.00);
+    C(1.00),
+    /** Updates only (not a YCSB workload): the writers' scaling, e.g. with {@code --disjoint} keys. */
+    U(0.00);
 
     private final double readProportion;
 

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MapBenchCommandTest {
     private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio",
             "runs_per_tx", "runs_per_tx_p50", "runs_per_tx_p99", "runs_per_tx_max", "fetch_reads",
-            "lockless_attempts", "lockless_conflicts", "lockless_fallbacks");
+            "lockless_attempts", "lockless_conflicts", "lockless_fallbacks", "optimistic_attempts",
+            "optimistic_conflicts", "optimistic_fallbacks", "conflicts_per_tx");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -73,6 +74,25 @@ class MapBenchCommandTest {
         assertEquals(2, execute("bench", "map", "--structure", "hash", "--threads", "0"));
         assertEquals(2, execute("bench", "map", "--structure", "hash", "--theta", "1.5"));
         assertEquals(2, execute("bench", "map", "--structure", "hash", "--pm-size", "lots"));
+        assertEquals(2, execute("bench", "map", "--structure", "hash", "--keys", "3", "--threads", "4",
+                "--disjoint"));
+        assertTrue(err.toString().contains("3 is fewer than the 4 threads"), err.toString());
         assertEquals("", out.toString());
+    }
+
+    /** Updates only, each thread on its own keys: the writers' bodies run without the execution lock. */
+    @ParameterizedTest
+    @CsvSource({"hash", "btree"})
+    void disjointUpdatesShouldRunAsOptimisticWriters(String structure) {
+        int code = execute("bench", "map", "--structure", structure, "--keys", "2000", "--ops", "2000",
+                "--workload", "u", "--threads", "2", "--disjoint", "--json", "--no-progress");
+        assertEquals(0, code, err.toString());
+        String json = out.toString().strip();
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(json);
+        assertEquals(KEYS, List.copyOf(v.keySet()), json);
+        assertTrue(v.get("optimistic_attempts") >= 2000, json);
+        assertTrue(v.get("optimistic_fallbacks") <= v.get("optimistic_conflicts"), json); // no allocation
+        assertTrue(v.get("conflicts_per_tx") >= 0
+                && v.get("conflicts_per_tx") * 2000 <= v.get("optimistic_conflicts") + 1, json);
     }
 }

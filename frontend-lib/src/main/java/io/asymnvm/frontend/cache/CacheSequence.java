@@ -16,9 +16,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * returns (a clean page fetched and inserted, an applied dirty page moving to the clean cache, an eviction) are not
  * sections: a reader that then misses a page fetches it, as it would under the lock.
  *
- * <p><b>Reader side.</b> A reader takes {@link #stable(long)} (an even value) before its first read and checks
- * {@link #unchanged(long)} after taking every page: if the value moved, a change may have happened between two of
- * its reads and it abandons the attempt at once, so it never computes on a mixed snapshot.
+ * <p><b>Reader side.</b> A reader takes {@link #stable(long)} (an even value) before its first read. The value is
+ * also the clock of the page cache's per-page versions: a section stamps what it installs with the value it ends
+ * at, so a reader that accepts only pages whose version is at most its value never computes on a mixed snapshot,
+ * and is not disturbed by changes to pages it does not read ({@code PageCache}, "Per-page versions").
+ * {@link #unchanged(long)} is the whole-cache check (kept for pages a call holds outside the cache).
  *
  * <p>Thread-safe: any thread reads; the writer methods need the execution lock (they are not atomic otherwise).
  */

@@ -38,14 +38,30 @@ import java.util.Map;
  * every change of what {@code get} returns is a section of the sequence ({@link #putDirty(Map, long)},
  * {@link #invalidateClean}, {@link #invalidateRange}). Moving a page between the maps (unpin, preference) puts
  * it in its new place before removing it from the old one, so a reader never misses a page that stays cached.
+ *
+ * <p><b>Per-page versions (issue 8 goal 2).</b> Every cached page carries a {@code version}: the even value the
+ * {@link #sequence() change sequence} has at the end of the section that installed it ({@link #putDirty}), or, for
+ * a fetched page, the sequence value when it was inserted (its bytes are the newest committed state then). A move
+ * between the maps (unpin, preference) keeps the version with the same bytes. So a page's version changes whenever
+ * what a read of it returns may change, and a version is never larger than the sequence value once its section
+ * ended. An invalidation (a change of ownership, a reconnect) drops pages rather than stamping them; it records the
+ * end value of its section in {@link #invalidatedAt()}, which attempts that started before it treat as a conflict.
+ * A lockless attempt that started at even sequence value {@code rv} accepts a page only if its version is at most
+ * {@code rv} (TL2's read rule): it then sees the state as of {@code rv}, whatever commits meanwhile to other pages.
+ * An optimistic writer records the version of every page it read and, under the execution lock, checks that
+ * {@link #version(long)} still returns it.
  */
 public final class PageCache {
 
-    private record Dirty(byte[] bytes, long lastWriter) {
+    /** A dirty page; {@code version} is the stamp of its install (see "Per-page versions" above). */
+    private record Dirty(byte[] bytes, long lastWriter, long version) {
     }
 
-    /** A clean page; {@code lastWriter} is the transaction that last wrote it while dirty (0: fetched as is). */
-    private record Clean(byte[] bytes, long lastWriter) {
+    /**
+     * A clean page; {@code lastWriter} is the transaction that last wrote it while dirty (0: fetched as is), and
+     * {@code version} the stamp of the install or fetch that produced these bytes.
+     */
+    private record Clean(byte[] bytes, long lastWriter, long version) {
         boolean onceDirty() {
             return lastWriter != 0;
         }
@@ -66,6 +82,8 @@ public final class PageCache {
     private final CacheSequence sequence = new CacheSequence();
     private final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
+    /** End value of the sequence section of the last invalidation (see "Per-page versions"). */
+    private volatile long invalidatedAt;
 
     /** A cache that treats every page as owned (unit tests of the cache itself). */
     public PageCache(int pageSize, long capacityBytes) {
@@ -130,8 +148,11 @@ public final class PageCache {
         return pageSize;
     }
 
-    /** Result of a lookup: the page bytes (never to be modified) and its last unapplied writer (0 if clean). */
-    public record Page(byte[] bytes, long lastWriter) {
+    /**
+     * Result of a lookup: the page bytes (never to be modified), its last unapplied writer (0 if clean) and its
+     * version (see "Per-page versions" in the class comment).
+     */
+    public record Page(byte[] bytes, long lastWriter, long version) {
     }
 
     /** The cached page, or null on a miss. */
@@ -139,12 +160,12 @@ public final class PageCache {
         Dirty d = dirty.get(pageIndex);
         if (d != null) {
             hits.increment();
-            return new Page(d.bytes(), d.lastWriter());
+            return new Page(d.bytes(), d.lastWriter(), d.version());
         }
         Clean c = cleanPage(pageIndex);
         if (c != null) {
             hits.increment();
-            return new Page(c.bytes(), 0);
+            return new Page(c.bytes(), 0, c.version());
         }
         misses.increment();
         return null;
@@ -153,6 +174,26 @@ public final class PageCache {
     /** The change sequence lockless readers validate against (see the class comment). */
     public CacheSequence sequence() {
         return sequence;
+    }
+
+    /** The version of a cached page, or -1 if it is not cached; counts neither a hit nor a miss. */
+    public long version(long pageIndex) {
+        Dirty d = dirty.get(pageIndex);
+        if (d != null) {
+            return d.version();
+        }
+        Clean c = cleanPage(pageIndex);
+        return c == null ? -1 : c.version();
+    }
+
+    /** The end value of the sequence section of the last invalidation (0 if none). */
+    public long invalidatedAt() {
+        return invalidatedAt;
+    }
+
+    /** The stamp of a change made now: the even value the sequence has when the (outermost) section ends. */
+    private long changeStamp() {
+        return (sequence.current() & ~1L) + 2;
     }
 
     /** The latest cached image of a page, or null; counts neither a hit nor a miss (background checks). */
@@ -185,7 +226,7 @@ public final class PageCache {
      * lockless readers, call it inside a section of the {@link #sequence()} (or use {@link #putDirty(Map, long)}).
      */
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
-        dirty.put(pageIndex, new Dirty(bytes, txId));
+        dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp()));
         clean.invalidate(pageIndex);
         preferredCache.invalidate(pageIndex);
         unpinQueue.add(new long[] {txId, pageIndex});
@@ -244,7 +285,8 @@ public final class PageCache {
         if (!owned.test(pageIndex)) {
             return Insert.NOT_OWNED;
         }
-        cacheFor(pageIndex).put(pageIndex, new Clean(bytes, 0));
+        long now = sequence.current();
+        cacheFor(pageIndex).put(pageIndex, new Clean(bytes, 0, (now + 1) & ~1L)); // the newest state as of now
         return Insert.INSERTED;
     }
 
@@ -261,7 +303,7 @@ public final class PageCache {
             Dirty d = dirty.get(e[1]);
             if (d != null && d.lastWriter() <= appliedTxId) {
                 // the same bytes: clean first, then no longer dirty, so a lockless reader finds it all along
-                cacheFor(e[1]).put(e[1], new Clean(d.bytes(), d.lastWriter()));
+                cacheFor(e[1]).put(e[1], new Clean(d.bytes(), d.lastWriter(), d.version()));
                 dirty.remove(e[1]);
                 count++;
                 if (moved != null) {
@@ -291,6 +333,7 @@ public final class PageCache {
     public void invalidateClean() {
         sequence.beginChange();
         try {
+            invalidatedAt = changeStamp();
             epoch.incrementAndGet();
             clean.invalidateAll();
             preferredCache.invalidateAll();
@@ -308,6 +351,7 @@ public final class PageCache {
     public void invalidateRange(long firstPage, long count) {
         sequence.beginChange();
         try {
+            invalidatedAt = changeStamp();
             epoch.incrementAndGet();
             for (long p = firstPage; p < firstPage + count; p++) {
                 if (dirty.containsKey(p)) {

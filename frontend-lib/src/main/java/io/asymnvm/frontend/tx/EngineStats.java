@@ -20,6 +20,11 @@ package io.asymnvm.frontend.tx;
  * under them, {@code locklessFallbacks} the calls that then ran under the lock after too many conflicts, and
  * {@code locklessWrites} the calls of a method that had run read-only and wrote this time (run again under the lock
  * and logged once). Every re-run, lockless or not, is also in {@code retries}.
+ *
+ * <p>Optimistic writers (issue 8 goal 2, {@link OptimisticWriters}): {@code optimisticAttempts} counts the
+ * attempts of logged calls whose body ran without the execution lock, {@code optimisticConflicts} those run again
+ * because a page they read changed (at a read or at the commit's validation), and {@code optimisticFallbacks} the
+ * calls that then ran under the lock (too many conflicts, or an allocation or root change).
  */
 public record EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
                           long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
@@ -27,7 +32,28 @@ public record EngineStats(long commits, long readOnly, long aborts, long retries
                           long slabGrants, long verifyRoundTrips, long slabReturns,
                           long failovers, long failoverDetectMillis, long failoverResumeMillis,
                           long locklessAttempts, long locklessConflicts, long locklessFallbacks,
-                          long locklessWrites) {
+                          long locklessWrites, long optimisticAttempts, long optimisticConflicts,
+                          long optimisticFallbacks) {
+
+    /** Counts without optimistic writers (a difference of counts that ignores them). */
+    public EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,
+                       long fetchRoundTrips, long controlRoundTrips, long backgroundRoundTrips,
+                       long redoBatches, long reconnects, long lastTxId, long durableTxId, long appliedTxId,
+                       long slabGrants, long verifyRoundTrips, long slabReturns,
+                       long failovers, long failoverDetectMillis, long failoverResumeMillis,
+                       long locklessAttempts, long locklessConflicts, long locklessFallbacks,
+                       long locklessWrites) {
+        this(commits, readOnly, aborts, retries, commitRoundTrips, fetchRoundTrips, controlRoundTrips,
+                backgroundRoundTrips, redoBatches, reconnects, lastTxId, durableTxId, appliedTxId, slabGrants,
+                verifyRoundTrips, slabReturns, failovers, failoverDetectMillis, failoverResumeMillis,
+                locklessAttempts, locklessConflicts, locklessFallbacks, locklessWrites, 0, 0, 0);
+    }
+
+    /** Optimistic-writer conflicts per committed or read-only transaction (0 when none ran). */
+    public double conflictsPerTransaction() {
+        long transactions = commits + readOnly;
+        return transactions == 0 ? 0.0 : optimisticConflicts / (double) transactions;
+    }
 
     /** Counts without lockless reads (an engine before issue 8, or a difference of counts that ignores them). */
     public EngineStats(long commits, long readOnly, long aborts, long retries, long commitRoundTrips,

@@ -68,6 +68,12 @@ final class Executor implements LocklessReads.Engine {
             }
         }
         byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
+        if (!ro && recovered == null && engine.writers.eligible(entry)) {
+            Object result = engine.writers.tryRun(entry, argBytes, callPages); // optimistic: body without the lock
+            if (result != LocklessReads.LOCKED) {
+                return result;
+            }
+        }
         while (true) {
             // A logged call runs on arguments decoded afresh from the bytes it logs, in every attempt: an attempt
             // that changes its arguments and is abandoned cannot leak that change into the committed attempt, and
@@ -89,21 +95,10 @@ final class Executor implements LocklessReads.Engine {
                 }
                 callPages.validate(engine.cache.fetchToken());
                 engine.readers.applyDeferred(engine.cache);
-                tx.bind();
-                try {
-                    result = entry.method().invoke(entry.target(), attemptArgs);
-                } catch (InvocationTargetException e) {
-                    failure = e.getCause();
-                } finally {
-                    tx.unbind();
-                }
-                retry = tx.signal() != null ? tx.signal()
-                        : failure instanceof RetrySignal rs ? rs : null;
-                if (tx.doomed()) {
-                    retry = tx.missSignal(); // it ran on made-up bytes: its outcome is void, its misses are not
-                    failure = null;
-                    callPages.countDoomed();
-                }
+                BodyRun run = runBody(entry, attemptArgs, tx, callPages);
+                result = run.result();
+                failure = run.failure();
+                retry = run.retry();
                 if (retry == null && failure == null) {
                     if (tx.writes().isEmpty()) {
                         txId = 0;
@@ -155,29 +150,66 @@ final class Executor implements LocklessReads.Engine {
                 engine.commit.awaitDurable(tx.newestDirtyRead());
                 return result;
             }
-            engine.commits.incrementAndGet();
-            if (recovered == null) {
-                engine.readers.learn(entry, false);
-            }
-            if (engine.naive != null) {
-                engine.commit.awaitDurable(txId); // the commit point, then the writes reach the heap before return
-                engine.naive.writeThrough(txId, tx.writes().size());
-                return result;
-            }
-            if (recovered == null && entry.spec().durability() == Durability.SYNC) {
-                try {
-                    engine.commit.awaitDurable(txId);
-                } catch (Superseded s) {
-                    // logged here: running it again on the successor would apply it twice (not expected to
-                    // happen: a failover makes every posted record durable before it supersedes this engine)
-                    throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "tx " + txId + " of frontend "
-                            + engine.frontendId + " was logged but its durability is unknown after a failover", s);
-                }
-            } else if (txId > engine.lastAsyncTxId) {
-                engine.lastAsyncTxId = txId;
-            }
+            return finishCommit(entry, recovered, txId, tx, result);
+        }
+    }
+
+    /** After a commit (locked or optimistic): counts it, and waits for its durability if the call is SYNC. */
+    Object finishCommit(MethodRegistry.Entry entry, SemanticLogReader.Record recovered, long txId,
+                        TransactionContext tx, Object result) {
+        engine.commits.incrementAndGet();
+        if (recovered == null) {
+            engine.readers.learn(entry, false);
+        }
+        if (engine.naive != null) {
+            engine.commit.awaitDurable(txId); // the commit point, then the writes reach the heap before return
+            engine.naive.writeThrough(txId, tx.writes().size());
             return result;
         }
+        if (recovered == null && entry.spec().durability() == Durability.SYNC) {
+            try {
+                engine.commit.awaitDurable(txId);
+            } catch (Superseded s) {
+                // logged here: running it again on the successor would apply it twice (not expected to
+                // happen: a failover makes every posted record durable before it supersedes this engine)
+                throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "tx " + txId + " of frontend "
+                        + engine.frontendId + " was logged but its durability is unknown after a failover", s);
+            }
+        } else if (txId > engine.lastAsyncTxId) {
+            engine.lastAsyncTxId = txId;
+        }
+        return result;
+    }
+
+    /** What one run of a method body left: its result or its failure, and the retry it asks for (null: none). */
+    record BodyRun(Object result, Throwable failure, RetrySignal retry) {
+    }
+
+    /**
+     * Runs the method body once on {@code tx}, bound to the calling thread meanwhile (every kind of attempt: under
+     * the lock, lockless, optimistic). A signal the body swallowed still counts. A doomed collecting attempt ran on
+     * made-up bytes: its outcome is void, its misses are not (its retry is their fetch).
+     */
+    static BodyRun runBody(MethodRegistry.Entry entry, Object[] args, TransactionContext tx,
+                           CallPages callPages) throws IllegalAccessException {
+        Object result = null;
+        Throwable failure = null;
+        tx.bind();
+        try {
+            result = entry.method().invoke(entry.target(), args);
+        } catch (InvocationTargetException e) {
+            failure = e.getCause();
+        } finally {
+            tx.unbind();
+        }
+        RetrySignal retry = tx.signal() != null ? tx.signal() : failure instanceof RetrySignal rs ? rs : null;
+        if (tx.doomed()) {
+            retry = tx.missSignal();
+            failure = null;
+            result = null;
+            callPages.countDoomed();
+        }
+        return new BodyRun(result, failure, retry);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.asymnvm.frontend.tx;
 import io.asymnvm.frontend.cache.CacheSequence;
 import io.asymnvm.frontend.cache.PageCache;
 
-import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -15,27 +14,30 @@ import java.util.concurrent.atomic.LongAdder;
  * Read-only transactions in parallel, without the execution lock (issue 8 goal 2, DESIGN §2 step 1 "where this
  * goes next", first half).
  *
- * <p><b>Design.</b> The page cache carries a seqlock ({@link CacheSequence}): every change of what a read can return
- * is a section of it, made under the execution lock. A method that ran read-only last time (learned per registered
- * method; a method runs its first call under the lock) runs here instead: it takes an even sequence value, runs the
- * body against a lockless {@link TransactionContext}, which checks the sequence after taking every page and
- * abandons the attempt at the first change ({@code CONFLICT}), so no attempt goes on with a mixed snapshot (no
- * structural exception or endless loop can come from a torn view), and the sequence is checked once more at the
- * end. A page miss is fetched outside any lock, as under the lock, and the attempt runs again. An attempt that would
- * write, allocate or create a root is abandoned before any effect ({@code WRITES}): the method is marked writing
- * and the call runs again under the lock. After {@link #MAX_CONFLICTS} conflicts the call runs under the lock.
+ * <p><b>Design.</b> The page cache carries a change sequence ({@link CacheSequence}) and every cached page a
+ * version (see {@link PageCache}, "Per-page versions"): every change of what a read can return is a section of the
+ * sequence, made under the execution lock, and stamps the pages it installs with the sequence's value at its end. A
+ * method that ran read-only last time (learned per registered method; a method runs its first call under the lock
+ * or as an {@linkplain OptimisticWriters optimistic writer}) runs here instead: it takes an even sequence value
+ * {@code seen}, runs the body against a lockless {@link TransactionContext}, which accepts a page only if its
+ * version is at most {@code seen} and no invalidation happened since, and abandons the attempt at the first page
+ * that changed ({@code CONFLICT}), so no attempt goes on with a mixed snapshot (no structural exception or endless
+ * loop can come from a torn view): it sees the state as of {@code seen}. A commit invalidates only the readers of
+ * the pages it changed. A page miss is fetched outside any lock, as under the lock, and the attempt runs again. An
+ * attempt that would write, allocate or create a root is abandoned before any effect ({@code WRITES}): the method
+ * is marked writing and the call runs again as a writer. After {@link #MAX_CONFLICTS} conflicts the call runs under
+ * the lock.
  * A read-only result is returned only once every transaction whose writes it saw is durable, as before.
  *
  * <p>A lockless attempt skips what a read needs not: no argument encoding (a method that is not declared
  * read-only runs on the caller's arguments, not on a decoded copy; if it turns out to write, the call is logged
- * with the arguments as they are then), no semantic record, no redo, no transaction id. Writers are unchanged:
- * they run under the lock, so transaction id order stays commit order.
+ * with the arguments as they are then), no semantic record, no redo, no transaction id. Writers take their
+ * transaction id under the lock ({@link OptimisticWriters}), so transaction id order stays commit order.
  *
- * <p><b>Cost and bound.</b> The sequence is one word for the whole cache: every committed write set invalidates
- * every reader running at that moment, even one that read no page it changed. That is cheap while writes are rare
- * against reads and the frontend has few cores; with many cores and a steady writer, readers re-run more and more
- * (and fall back to the lock). The next step is per-page versions (validate only the pages read), the
- * optimistic-concurrency form DESIGN §2 step 1 describes for writers too.
+ * <p><b>Cost and bound.</b> A reader re-runs only when a page it reads was installed after it started (or on an
+ * invalidation: a slab grant or return, a reconnect). Hot pages that every writer changes (a structure's counters,
+ * a B+tree root being split) still conflict with every reader of them; the sequence itself is one word that every
+ * commit increments, which bounds commits (not reads) on many cores.
  *
  * <p>{@code -Dasymnvm.lockless-reads=false} turns this path off (every call under the lock, as before), to
  * compare.
@@ -130,20 +132,11 @@ final class LocklessReads {
                     tx.collectMisses();
                 }
                 attempts.increment();
-                tx.bind();
-                try {
-                    result = entry.method().invoke(entry.target(), args);
-                } catch (InvocationTargetException e) {
-                    failure = e.getCause();
-                } finally {
-                    tx.unbind();
-                }
-                retry = tx.signal() != null ? tx.signal() : failure instanceof RetrySignal rs ? rs : null;
-                if (tx.doomed()) {
-                    retry = tx.missSignal(); // ran on made-up bytes: only its misses count
-                    failure = null;
-                    callPages.countDoomed();
-                } else if (retry == null && !tx.stillValid()) {
+                Executor.BodyRun run = Executor.runBody(entry, args, tx, callPages);
+                result = run.result();
+                failure = run.failure();
+                retry = run.retry();
+                if (retry == null && !tx.stillValid()) {
                     retry = CHANGED_AT_END;
                 }
             }

@@ -14,7 +14,12 @@ final class RetrySignal extends Error {
         /** A lockless read-only attempt saw the page cache change under it: its view may be mixed, run again. */
         CONFLICT,
         /** A lockless attempt is about to write, allocate or create a root: run again under the lock. */
-        WRITES
+        WRITES,
+        /**
+         * An optimistic writer ({@link OptimisticWriters}) is about to do what only the lock may (allocate, free,
+         * set a root, use a page the cache does not hold): run again under the lock.
+         */
+        LOCK_NEEDED
     }
 
     final Reason reason;

@@ -5,6 +5,7 @@ import io.asymnvm.frontend.alloc.FreshMemory;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.log.RedoBuffer;
 
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,6 +22,13 @@ import java.util.TreeMap;
  * every page taken from the cache is validated against the cache's change sequence at once (a change raises a
  * {@code CONFLICT} signal, so the method never goes on with a mixed view), and anything that would change state
  * (a write, an allocation, a root) raises a {@code WRITES} signal before it has any effect.
+ *
+ * <p>Unlocked attempts (lockless read-only and {@linkplain OptimisticWriters optimistic} writers) validate per
+ * page: a page is accepted only if its version is at most the sequence value {@code seen} the attempt started at
+ * and no invalidation happened since (else {@code CONFLICT}), so the body always computes on the state as of
+ * {@code seen}. An optimistic writer also records the version of every page it read (its read set, checked again
+ * under the lock by {@link #validateReadSet}) and raises {@code LOCK_NEEDED} before anything only the lock may do
+ * (allocate, free, set a root or the directory, name a root, use a page the cache does not hold).
  */
 public final class TransactionContext implements Transaction, FreshMemory {
     private static final ThreadLocal<TransactionContext> CURRENT = new ThreadLocal<>();
@@ -41,6 +49,9 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private boolean createdNamedRoot;
     /** Lockless attempt: the cache sequence value it started at (even), and the fetch token of its kept pages. */
     private final boolean lockless;
+    /** An optimistic writer's attempt (also started at {@code seen}); its read set is page index to version. */
+    private final boolean optimistic;
+    private final Map<Long, Long> readSet;
     private final long seen;
     private final long seenToken;
     /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
@@ -51,21 +62,29 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private TreeMap<Long, Long> knownZero;
 
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
-        this(engine, callPages, false, 0, 0);
+        this(engine, callPages, false, false, 0, 0);
     }
 
     /** A lockless read-only attempt that started at cache sequence {@code seen} and fetch token {@code token}. */
     TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, long seen, long token) {
-        this(engine, callPages, true, seen, token);
+        this(engine, callPages, true, false, seen, token);
+    }
+
+    /** An optimistic writer's attempt that started at cache sequence {@code seen} ({@link OptimisticWriters}). */
+    static TransactionContext optimistic(TransactionEngine engine, TransactionEngine.CallPages callPages,
+                                         long seen) {
+        return new TransactionContext(engine, callPages, false, true, seen, 0);
     }
 
     private TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, boolean lockless,
-                               long seen, long token) {
+                               boolean optimistic, long seen, long token) {
         this.engine = engine;
         this.callPages = callPages;
         this.cache = engine.cache();
         this.pageSize = cache.pageSize();
         this.lockless = lockless;
+        this.optimistic = optimistic;
+        this.readSet = optimistic ? new HashMap<>() : null;
         this.seen = seen;
         this.seenToken = token;
         this.naive = engine.naive();
@@ -76,15 +95,49 @@ public final class TransactionContext implements Transaction, FreshMemory {
         return lockless;
     }
 
-    /** Lockless: whether the cache is unchanged since the attempt started (checked again at its end). */
-    boolean stillValid() {
-        return cache.sequence().unchanged(seen);
+    /** Whether this attempt is an optimistic writer's, running its body without the execution lock. */
+    public boolean optimistic() {
+        return optimistic;
     }
 
-    /** Lockless: the attempt may not change anything; abandons it before the change has any effect. */
+    /** Unlocked: whether no invalidation happened since the attempt started (checked again at its end). */
+    boolean stillValid() {
+        VarHandle.acquireFence(); // the reads of cache contents before this stay before the check
+        return cache.invalidatedAt() <= seen;
+    }
+
+    /**
+     * Optimistic writer, under the execution lock: whether every page it read still has the version it read, no
+     * invalidation happened since it started, and every range it writes is still in memory this frontend may write.
+     * Then running its body now, on the current cache, would read and write exactly what this attempt did.
+     */
+    boolean validateReadSet() {
+        if (!stillValid()) {
+            return false;
+        }
+        for (Map.Entry<Long, Long> r : readSet.entrySet()) {
+            if (cache.version(r.getKey()) != r.getValue()) {
+                return false;
+            }
+        }
+        for (RedoBuffer.Write w : writes.values()) {
+            if (!engine.allocator().owns(w.address(), w.data().length)) {
+                return false; // its slab was retired or returned meanwhile
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Lockless: the attempt may not change anything; abandons it before the change has any effect. An optimistic
+     * writer may write ({@link #write}) but not change allocator or root state: that runs under the lock.
+     */
     private void refuseChange() {
         if (lockless) {
             throw raise(new RetrySignal(RetrySignal.Reason.WRITES, -1));
+        }
+        if (optimistic) {
+            throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, -1));
         }
     }
 
@@ -239,7 +292,11 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (cached == null) {
             byte[] fetched = callPages.get(pageIndex);
             if (fetched != null) {
-                if (lockless && (cache.fetchToken() != seenToken || !stillValid())) {
+                if (optimistic) {
+                    // a page the cache does not hold has no version to validate at commit: use it under the lock
+                    throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, pageIndex));
+                }
+                if (lockless && (cache.fetchToken() != seenToken || !cache.sequence().unchanged(seen))) {
                     // a page kept aside is current only while nothing was invalidated or evicted once dirty
                     throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
                 }
@@ -253,8 +310,12 @@ public final class TransactionContext implements Transaction, FreshMemory {
             }
             throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
         }
-        if (lockless && !stillValid()) {
+        if ((lockless || optimistic) && (cached.version() > seen || !stillValid())) {
+            // changed since the attempt started: the state as of seen is gone, run again on a newer one
             throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
+        }
+        if (optimistic) {
+            readSet.putIfAbsent(pageIndex, cached.version());
         }
         newestDirtyRead = Math.max(newestDirtyRead, cached.lastWriter());
         return cached.bytes();
@@ -299,8 +360,17 @@ public final class TransactionContext implements Transaction, FreshMemory {
 
     @Override
     public void write(long address, byte[] src, int offset, int length) {
-        refuseChange();
-        engine.checkWritable(address, length);
+        if (lockless) {
+            refuseChange();
+        }
+        if (optimistic) {
+            engine.checkReadable(address, length);
+            if (!ownedNow(address, length)) {
+                throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, address / pageSize)); // the lock reports it
+            }
+        } else {
+            engine.checkWritable(address, length);
+        }
         if (length == 0) {
             return;
         }
@@ -318,10 +388,23 @@ public final class TransactionContext implements Transaction, FreshMemory {
         record(address, copy);
     }
 
+    /**
+     * Optimistic writer: whether the range is in slabs this frontend owns, read without the lock (the allocator's
+     * sets may change under a grant meanwhile, so a wrong or failed answer only sends the call to the lock, and
+     * {@link #validateReadSet} asks again under it).
+     */
+    private boolean ownedNow(long address, long length) {
+        try {
+            return engine.allocator().owns(address, length);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     @Override
     public void preferCached(long address) {
         long pageIndex = address / pageSize;
-        if (!lockless) {
+        if (!lockless && !optimistic) {
             cache.prefer(pageIndex);
         } else if (!cache.isPreferred(pageIndex)) {
             engine.deferPreference(pageIndex); // moving pages between the cache's parts needs the lock

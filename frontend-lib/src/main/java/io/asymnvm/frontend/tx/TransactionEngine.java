@@ -34,7 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       runs against a {@link TransactionContext} (reads through the page cache, writes into a private write set);
  *       what needs the network abandons the attempt with a {@link RetrySignal}, is done outside the lock, and the
  *       method runs again, so the lock is never held across a round trip and methods must be deterministic.
- *       Read-only calls may run without the lock ({@link LocklessReads}).</li>
+ *       Read-only calls may run without the lock ({@link LocklessReads}), and so may the bodies of writers,
+ *       validated against per-page versions under the lock before they commit ({@link OptimisticWriters}).</li>
  *   <li>{@link CommitPipeline}: a finished attempt gets the next transaction id, its semantic record is posted as
  *       a one-sided WRITE at the ring tail (ids and ring order are the serialization order), its pages become
  *       dirty cache pages and its writes go to the redo buffer, then the lock is released (early lock release).
@@ -129,6 +130,7 @@ public final class TransactionEngine implements AutoCloseable {
     final SlabGrants slabs = new SlabGrants(this);
     final MirrorFailover mirrorFailover = new MirrorFailover(this);
     final LocklessReads readers = new LocklessReads(this, executor);
+    final OptimisticWriters writers = new OptimisticWriters(this, executor);
     final SlabReturns slabReturns;
     /** The naive baseline's data path, or null in the design's mode (issue 8 goal 6; see {@link NaiveAccess}). */
     final NaiveAccess naive;
@@ -426,7 +428,7 @@ public final class TransactionEngine implements AutoCloseable {
                 reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
                 verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
                 failover.resumeMillis(), readers.attempts(), readers.conflicts(), readers.fallbacks(),
-                readers.abandoned());
+                readers.abandoned(), writers.attempts(), writers.conflicts(), writers.fallbacks());
     }
 
     /** How many attempts each call took since this engine attached (its successor counts afresh). */
