@@ -239,8 +239,9 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (cached == null) {
             byte[] fetched = callPages.get(pageIndex);
             if (fetched != null) {
-                if (lockless && (cache.fetchToken() != seenToken || !stillValid())) {
-                    // a page kept aside is current only while nothing was invalidated or evicted once dirty
+                if (lockless && (callPages.stale(pageIndex, cache) || !stillValid())) {
+                    // a page kept aside is current only while neither the cache nor this page's once-dirty copy
+                    // was dropped since it was fetched
                     throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
                 }
                 return fetched;
