@@ -329,4 +329,35 @@ class TcpFabricContractTest extends FabricContractTest {
         assertTrue(answered.await(20, TimeUnit.SECONDS));
         assertFails(ErrorCode.CONNECTION_LOST, c.read(RW, 0, 8));
     }
+
+    /**
+     * The posting thread writes frames to the socket itself while the socket takes them, and hands the rest of a
+     * frame to the event loop when its send buffer is full; later frames follow through the loop until it has
+     * written them. Many large WRITEs posted without waiting fill the buffer, so both paths run; every operation
+     * must still complete in posting order with the bytes of the last WRITE before each READ.
+     */
+    @Test
+    void shouldKeepPostingOrderWhenTheSocketBufferFills() {
+        FabricConnection c = attached();
+        int length = (int) RW_LENGTH - 8;
+        int writes = 400; // about 26 MB posted before the first completion is awaited
+        List<Completion> posted = new ArrayList<>();
+        List<Completion> reads = new ArrayList<>();
+        for (int i = 0; i < writes; i++) {
+            posted.add(c.write(RW, 8, pattern(length, i), 0, length));
+            if (i % 50 == 49) {
+                reads.add(c.read(RW, 8, length)); // sees exactly write i: posted after it, before write i + 1
+            }
+            posted.add(c.write(RW, 0, le(i), 0, 8));
+        }
+        Completion last = c.read(RW, 0, 8);
+        assertEquals(writes - 1, le(last.await().bytes()), "the READ posted last sees the last counter");
+        for (Completion p : posted) {
+            assertTrue(p.isDone(), "completed in order: everything before the last READ is done");
+            p.await();
+        }
+        for (int k = 0; k < reads.size(); k++) {
+            assertArrayEquals(pattern(length, 50 * k + 49), reads.get(k).await().bytes(), "READ " + k);
+        }
+    }
 }

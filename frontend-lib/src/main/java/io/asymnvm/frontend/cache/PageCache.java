@@ -25,9 +25,10 @@ import java.util.Map;
  *       clean pages concerned. Dirty pages are never dropped: they are the only current copy until applied, and
  *       they can only exist in owned memory.</li>
  *   <li><em>Every invalidation advances the cache epoch</em> ({@link #fetchToken}), as does the eviction of a
- *       once-dirty page. A fetch carries the epoch it started in; if the epoch moved while it was on the wire,
- *       its image may predate the change and {@link #insertFetched} drops it ({@link Insert#STALE}). Pages a
- *       retrying call keeps aside are dropped on the same signal.</li>
+ *       once-dirty page. A fetch carries the epoch it started in; if an invalidation, or the eviction of a
+ *       once-dirty copy of <em>its</em> page, happened while it was on the wire, its image may predate the change
+ *       and {@link #insertFetched} drops it ({@link Insert#STALE}; {@link FetchEpochs}). Pages a retrying call
+ *       keeps aside are dropped on the same signal ({@link #stale}).</li>
  * </ol>
  * A fetched page is also not inserted if the cache already holds an image of it (that image is as new or
  * newer). All mutation happens under the frontend's execution lock.
@@ -78,7 +79,7 @@ public final class PageCache {
     private final ArrayDeque<long[]> unpinQueue = new ArrayDeque<>();
     private final java.util.function.LongPredicate owned;
     /** Advanced under the lock and by evictions, which Caffeine may run on a lockless reader's thread. */
-    private final java.util.concurrent.atomic.AtomicLong epoch = new java.util.concurrent.atomic.AtomicLong();
+    private final FetchEpochs epoch = new FetchEpochs();
     private final CacheSequence sequence = new CacheSequence();
     private final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
@@ -106,7 +107,7 @@ public final class PageCache {
                 .executor(Runnable::run)
                 .evictionListener((Long k, Clean v, RemovalCause cause) -> {
                     if (v != null && v.onceDirty()) {
-                        epoch.incrementAndGet();
+                        epoch.evictedOnceDirty(k);
                     }
                 })
                 .build();
@@ -238,7 +239,16 @@ public final class PageCache {
      * an image older than what the cache has dropped.
      */
     public long fetchToken() {
-        return epoch.get();
+        return epoch.token();
+    }
+
+    /**
+     * Whether an image of {@code pageIndex} fetched with {@code token} may be older than what the cache has
+     * dropped since: an invalidation, or the eviction of a once-dirty copy of this page ({@link FetchEpochs}).
+     * The eviction of another page's once-dirty copy does not make this one stale.
+     */
+    public boolean stale(long pageIndex, long token) {
+        return epoch.stale(pageIndex, token);
     }
 
     /** The clean image of a page if cached (identity is meaningful: a new image is a new array), else null. */
@@ -268,7 +278,7 @@ public final class PageCache {
         INSERTED,
         /** The cache already holds an image of the page; the fetched one was dropped. */
         ALREADY_CACHED,
-        /** The cache epoch moved during the fetch (invalidation or once-dirty eviction): the image may be stale. */
+        /** An invalidation, or an eviction of this page's once-dirty copy, during the fetch: it may be stale. */
         STALE,
         /** The page is not in memory this frontend owns: never cached (it may change under us). */
         NOT_OWNED
@@ -279,7 +289,7 @@ public final class PageCache {
         if (dirty.containsKey(pageIndex) || cleanPage(pageIndex) != null) {
             return Insert.ALREADY_CACHED;
         }
-        if (token != epoch.get()) {
+        if (epoch.stale(pageIndex, token)) {
             return Insert.STALE;
         }
         if (!owned.test(pageIndex)) {
@@ -334,7 +344,7 @@ public final class PageCache {
         sequence.beginChange();
         try {
             invalidatedAt = changeStamp();
-            epoch.incrementAndGet();
+            epoch.invalidateAll();
             clean.invalidateAll();
             preferredCache.invalidateAll();
         } finally {
@@ -352,7 +362,7 @@ public final class PageCache {
         sequence.beginChange();
         try {
             invalidatedAt = changeStamp();
-            epoch.incrementAndGet();
+            epoch.invalidateAll();
             for (long p = firstPage; p < firstPage + count; p++) {
                 if (dirty.containsKey(p)) {
                     throw new IllegalStateException("page " + p + " changes ownership while dirty (last writer tx "

@@ -93,7 +93,7 @@ final class Executor implements LocklessReads.Engine {
                 if (engine.successor != null) {
                     throw new Superseded(engine.successor); // nothing of this attempt is logged: it runs again there
                 }
-                callPages.validate(engine.cache.fetchToken());
+                callPages.validate(engine.cache);
                 engine.readers.applyDeferred(engine.cache);
                 BodyRun run = runBody(entry, attemptArgs, tx, callPages);
                 result = run.result();

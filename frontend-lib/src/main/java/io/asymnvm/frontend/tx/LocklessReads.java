@@ -125,7 +125,7 @@ final class LocklessReads {
                 retry = STILL_CHANGING;
             } else {
                 long token = cache.fetchToken();
-                callPages.validate(token);
+                callPages.validate(cache);
                 tx = new TransactionContext(owner, callPages, seen, token);
                 callPages.countRun();
                 if (callPages.doomedRuns() < Executor.COLLECTING_RUNS) {

@@ -125,7 +125,7 @@ final class OptimisticWriters {
                 retry = STILL_CHANGING;
             } else {
                 Object[] attemptArgs = executor.decodeArguments(entry, argBytes, null);
-                callPages.validate(cache.fetchToken());
+                callPages.validate(cache);
                 tx = TransactionContext.optimistic(engine, callPages, seen);
                 callPages.countRun();
                 if (callPages.doomedRuns() < Executor.COLLECTING_RUNS) {

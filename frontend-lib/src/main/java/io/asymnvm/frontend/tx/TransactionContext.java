@@ -296,8 +296,9 @@ public final class TransactionContext implements Transaction, FreshMemory {
                     // a page the cache does not hold has no version to validate at commit: use it under the lock
                     throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, pageIndex));
                 }
-                if (lockless && (cache.fetchToken() != seenToken || !cache.sequence().unchanged(seen))) {
-                    // a page kept aside is current only while nothing was invalidated or evicted once dirty
+                if (lockless && (callPages.stale(pageIndex, cache) || !stillValid())) {
+                    // a page kept aside is current only while neither the cache nor this page's once-dirty copy
+                    // was dropped since it was fetched, and nothing was invalidated since the attempt started
                     throw raise(new RetrySignal(RetrySignal.Reason.CONFLICT, pageIndex));
                 }
                 return fetched;

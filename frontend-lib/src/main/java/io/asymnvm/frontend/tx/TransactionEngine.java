@@ -306,12 +306,14 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     /**
-     * Pages fetched for one call, kept across its retries. Valid only while no once-dirty page has been evicted
-     * since they were fetched (the cache's fetch token is unchanged); otherwise dropped and fetched again.
+     * Pages fetched for one call, kept across its retries. A page stays valid while the cache has neither been
+     * invalidated nor evicted a once-dirty copy of that page since it was fetched ({@link PageCache#stale}); a stale
+     * one is dropped and fetched again. The eviction of another page's once-dirty copy does not drop it: with a cache
+     * smaller than one transaction's pages, installing the call's own fetches evicts such pages all the time.
      */
     static final class CallPages {
         private final Map<Long, byte[]> pages = new java.util.HashMap<>();
-        private long token = -1;
+        private final Map<Long, Long> tokens = new java.util.HashMap<>();
         private int runs;
         private int doomedRuns;
 
@@ -334,17 +336,28 @@ public final class TransactionEngine implements AutoCloseable {
         }
 
         void keep(long pageIndex, byte[] page, long fetchToken) {
-            if (fetchToken != token) {
-                pages.clear();
-                token = fetchToken;
-            }
             pages.put(pageIndex, page);
+            tokens.put(pageIndex, fetchToken);
         }
 
-        void validate(long currentToken) {
-            if (currentToken != token) {
-                pages.clear();
+        /** Drops the kept pages that {@code cache} says may be stale. */
+        void validate(PageCache cache) {
+            if (pages.isEmpty()) {
+                return;
             }
+            tokens.entrySet().removeIf(e -> {
+                if (cache.stale(e.getKey(), e.getValue())) {
+                    pages.remove(e.getKey());
+                    return true;
+                }
+                return false;
+            });
+        }
+
+        /** Whether a kept page may have become stale since it was kept (a lockless attempt checks at each use). */
+        boolean stale(long pageIndex, PageCache cache) {
+            Long token = tokens.get(pageIndex);
+            return token == null || cache.stale(pageIndex, token);
         }
 
         byte[] get(long pageIndex) {

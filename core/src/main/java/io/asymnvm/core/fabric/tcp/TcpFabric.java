@@ -66,7 +66,9 @@ public final class TcpFabric implements Fabric {
     public FabricConnection connect() {
         TcpConnection conn = new TcpConnection();
         try {
-            Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
+            Channel ch = new Bootstrap().group(group)
+                    .channelFactory(tls == null && DirectWriter.ENABLED ? DirectWriter.DirectNioSocketChannel::new
+                            : NioSocketChannel::new) // plain: the posting thread writes (DirectWriter)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
                     .handler(new ChannelInitializer<SocketChannel>() {
@@ -83,6 +85,7 @@ public final class TcpFabric implements Fabric {
             if (tls != null) {
                 awaitHandshake(ch);
             }
+            conn.writer = new DirectWriter(ch);
             conn.channel = ch;
             return conn;
         } catch (Exception e) {
@@ -112,6 +115,8 @@ public final class TcpFabric implements Fabric {
         private final ArrayDeque<Pending> pending = new ArrayDeque<>();
         private final Handler handler = new Handler();
         private volatile Channel channel;
+        /** Writes posted frames, from the posting thread when it can; used under the {@code pending} lock. */
+        private volatile DirectWriter writer;
         private volatile boolean open = true;
 
         private record Pending(Completion completion, boolean flush) {
@@ -144,11 +149,7 @@ public final class TcpFabric implements Fabric {
                     return c;
                 }
                 pending.add(new Pending(c, type == FrameLayout.REQ_FLUSH));
-                ch.writeAndFlush(buf).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        ch.close();
-                    }
-                });
+                writer.write(buf);
             }
             return c;
         }
