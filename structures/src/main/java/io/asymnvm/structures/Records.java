@@ -1,6 +1,7 @@
 package io.asymnvm.structures;
 
 import io.asymnvm.frontend.Transaction;
+import io.asymnvm.structures.codec.ValueCodec;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -124,6 +125,19 @@ final class Records {
         }
         int o = page.payloadOffset(i);
         return Arrays.copyOfRange(page.block.bytes, o, o + page.tag(i));
+    }
+
+    /**
+     * The value of leaf record {@code i} of {@code page} decoded by {@code codec}: an inline value is decoded
+     * where it lies in the page (the codec must copy what it keeps), a blob as {@link #value(Session, NodePage,
+     * int)} reads it.
+     */
+    static <T> T decodeValue(Session session, NodePage page, int i, ValueCodec<T> codec) {
+        if (page.isBlob(i)) {
+            byte[] v = value(session, page, i);
+            return codec.decode(v, 0, v.length);
+        }
+        return codec.decode(page.block.bytes, page.payloadOffset(i), page.tag(i));
     }
 
     /** Frees the blob of leaf record {@code i}, if any (before the record is dropped or replaced). */

@@ -346,7 +346,8 @@ public final class TransactionEngine implements AutoCloseable {
      * since they were fetched (the cache's fetch token is unchanged); otherwise dropped and fetched again.
      */
     static final class CallPages {
-        private final Map<Long, byte[]> pages = new java.util.HashMap<>();
+        /** Null until a page is kept (a call that hits the cache never needs the map). */
+        private Map<Long, byte[]> pages;
         private long token = -1;
         private int runs;
         private int doomedRuns;
@@ -370,6 +371,9 @@ public final class TransactionEngine implements AutoCloseable {
         }
 
         void keep(long pageIndex, byte[] page, long fetchToken) {
+            if (pages == null) {
+                pages = new java.util.HashMap<>();
+            }
             if (fetchToken != token) {
                 pages.clear();
                 token = fetchToken;
@@ -378,13 +382,13 @@ public final class TransactionEngine implements AutoCloseable {
         }
 
         void validate(long currentToken) {
-            if (currentToken != token) {
+            if (currentToken != token && pages != null) {
                 pages.clear();
             }
         }
 
         byte[] get(long pageIndex) {
-            return pages.get(pageIndex);
+            return pages == null ? null : pages.get(pageIndex);
         }
     }
 
