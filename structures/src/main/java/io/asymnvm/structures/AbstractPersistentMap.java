@@ -1,10 +1,12 @@
 package io.asymnvm.structures;
 
 import io.asymnvm.frontend.roots.RootDirectory;
+import io.asymnvm.structures.codec.Codecs;
 import io.asymnvm.structures.codec.KeyCodec;
 import io.asymnvm.structures.codec.ValueCodec;
 import io.asymnvm.structures.layout.StructureHeaderLayout;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.function.BiFunction;
 
@@ -16,6 +18,12 @@ import java.util.function.BiFunction;
 abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
     private final long rootAddress;
     private final String name;
+    /** The name's UTF-8 bytes, compared in place with a cached root's header (null without a name). */
+    private final byte[] nameBytes;
+    /** The structure as corruption reports name it, made once (every operation names its session with it). */
+    private final String description;
+    /** Whether the value codec is a built-in one, which copies what it decodes: values are decoded in the page. */
+    private final boolean valuesDecodedInPlace;
     /** For a handle by name: the last resolved root, trusted only while its header still carries the name. */
     private volatile long cachedRoot;
     final KeyCodec<K> keyCodec;
@@ -36,8 +44,11 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         this.type = type;
         this.rootAddress = rootAddress;
         this.name = name;
+        this.nameBytes = name == null ? null : name.getBytes(StandardCharsets.UTF_8);
+        this.description = type.displayName() + (name == null ? " at " + rootAddress : " '" + name + "'");
         this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
         this.valueCodec = Objects.requireNonNull(valueCodec, "valueCodec");
+        this.valuesDecodedInPlace = builtin(valueCodec);
     }
 
     /** The root address; for a handle opened by name, resolved in the running transaction. */
@@ -60,11 +71,12 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         session.describe(describe());
         long cached = cachedRoot;
         if (name != null && cached != 0) {
-            // read the header straight from the transaction, not through the session's block cache: if the cached
-            // root is stale, resolving may create the structure at this very address within this transaction
-            byte[] header = session.tx.read(cached, StructureHeaderLayout.HEADER_LENGTH);
-            if (carriesName(header, cached)) {
-                Block root = session.load(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+            // read the block straight from the transaction, kept by the session only once its header carries the
+            // name: if the cached root is stale, resolving may create the structure at this very address within
+            // this transaction, and the session must not hold the stale bytes then
+            byte[] block = session.tx.read(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+            if (carriesName(block, cached)) {
+                Block root = session.adopt(cached, block);
                 StructureHeader.check(root.bytes, cached, type, keyCodec, valueCodec);
                 return root;
             }
@@ -91,10 +103,26 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         return root;
     }
 
-    private boolean carriesName(byte[] block, long address) {
+    /**
+     * Whether {@code block} is the header of a structure of a known type named {@link #name}: compared in place,
+     * without decoding the header (this runs on every operation of a handle opened by name).
+     */
+    private static boolean builtin(ValueCodec<?> codec) {
         try {
-            return StructureHeader.decode(block, address).name().equals(name);
-        } catch (IllegalArgumentException notAHeader) {
+            return Codecs.builtin(codec.id()) == codec;
+        } catch (IllegalArgumentException notBuiltin) {
+            return false;
+        }
+    }
+
+    private boolean carriesName(byte[] block, long address) {
+        if (!StructureHeaderLayout.hasName(block, nameBytes)) {
+            return false;
+        }
+        try {
+            StructureType.fromId(StructureHeaderLayout.type(block));
+            return true;
+        } catch (IllegalArgumentException unknownType) {
             return false;
         }
     }
@@ -104,12 +132,13 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
 
     /** The structure as corruption reports name it. */
     private String describe() {
-        return type.displayName() + (name == null ? " at " + rootAddress : " '" + name + "'");
+        return description;
     }
 
     @Override
     public V get(K key) {
-        return decodeValue(core().get(encodeKey(key)));
+        byte[] k = encodeKey(key);
+        return valuesDecodedInPlace ? core().get(k, valueCodec) : decodeValue(core().get(k));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.asymnvm.structures;
 
+import io.asymnvm.structures.codec.ValueCodec;
 import io.asymnvm.structures.layout.BTreeLayout;
 import io.asymnvm.structures.layout.NodePageLayout;
 import io.asymnvm.structures.layout.StructureHeaderLayout;
@@ -171,6 +172,13 @@ final class BTreeCore implements MapCore {
         NodePage leaf = descend(key);
         int i = leaf.search(key);
         return i >= 0 ? Records.value(session, leaf, i) : null;
+    }
+
+    @Override
+    public <T> T get(byte[] key, ValueCodec<T> codec) {
+        NodePage leaf = descend(key);
+        int i = leaf.search(key);
+        return i >= 0 ? Records.decodeValue(session, leaf, i, codec) : null;
     }
 
     /** Inserts or replaces; returns the previous value. With {@code onlyIfAbsent}, never replaces. */

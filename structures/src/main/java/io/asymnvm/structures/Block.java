@@ -29,8 +29,9 @@ final class Block {
     private boolean shared;
     /** The structure the block belongs to, for corruption reports (null if unknown). */
     String owner;
-    private final int[] lo = new int[MAX_RANGES];
-    private final int[] hi = new int[MAX_RANGES];
+    /** The changed ranges; made at the first change (a block only read, as on every get, never needs them). */
+    private int[] lo;
+    private int[] hi;
     private int ranges;
 
     Block(long address, byte[] bytes) {
@@ -110,6 +111,10 @@ final class Block {
             return;
         }
         own();
+        if (lo == null) {
+            lo = new int[MAX_RANGES];
+            hi = new int[MAX_RANGES];
+        }
         int i = 0;
         while (i < ranges && hi[i] + MERGE_GAP < from) {
             i++;

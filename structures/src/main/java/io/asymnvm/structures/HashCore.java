@@ -1,5 +1,6 @@
 package io.asymnvm.structures;
 
+import io.asymnvm.structures.codec.ValueCodec;
 import io.asymnvm.structures.layout.HashMapLayout;
 import io.asymnvm.structures.layout.StructureHeaderLayout;
 
@@ -166,11 +167,40 @@ final class HashCore implements MapCore {
 
     @Override
     public byte[] get(byte[] key) {
-        for (NodePage p : chain(bucketOf(KeyHash.hash64(key)))) {
+        NodePage p = find(key);
+        return p == null ? null : Records.value(session, p, foundSlot);
+    }
+
+    @Override
+    public <T> T get(byte[] key, ValueCodec<T> codec) {
+        NodePage p = find(key);
+        return p == null ? null : Records.decodeValue(session, p, foundSlot, codec);
+    }
+
+    /** The slot of the key {@link #find} found last. */
+    private int foundSlot;
+
+    /**
+     * The page of the chain of {@code key}'s bucket holding {@code key} (its slot in {@link #foundSlot}), or null:
+     * the chain is walked page by page, stopping at the key, with the same cycle guard as {@link #chain}.
+     */
+    private NodePage find(byte[] key) {
+        long bucket = bucketOf(KeyHash.hash64(key));
+        long at = head(bucket);
+        long limit = bucketPages();
+        long walked = 0;
+        while (at != 0) {
+            if (walked++ > limit) {
+                throw new StructureCorruptException("hash map at " + root.address + ": chain of bucket " + bucket
+                        + " longer than the " + limit + " bucket pages (cycle)");
+            }
+            NodePage p = load(at);
             int i = p.search(key);
             if (i >= 0) {
-                return Records.value(session, p, i);
+                foundSlot = i;
+                return p;
             }
+            at = p.link0();
         }
         return null;
     }

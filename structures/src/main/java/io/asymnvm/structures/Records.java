@@ -1,6 +1,7 @@
 package io.asymnvm.structures;
 
 import io.asymnvm.frontend.Transaction;
+import io.asymnvm.structures.codec.ValueCodec;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -147,6 +148,19 @@ final class Records {
             page.block.putInt(page.payloadOffset(i) + BLOB_LENGTH_OFFSET, value.length);
         }
         return 0;
+    }
+
+    /**
+     * The value of leaf record {@code i} of {@code page} decoded by {@code codec}: an inline value is decoded
+     * where it lies in the page (the codec must copy what it keeps), a blob as {@link #value(Session, NodePage,
+     * int)} reads it.
+     */
+    static <T> T decodeValue(Session session, NodePage page, int i, ValueCodec<T> codec) {
+        if (page.isBlob(i)) {
+            byte[] v = value(session, page, i);
+            return codec.decode(v, 0, v.length);
+        }
+        return codec.decode(page.block.bytes, page.payloadOffset(i), page.tag(i));
     }
 
     /** Frees the blob of leaf record {@code i}, if any (before the record is dropped or replaced). */

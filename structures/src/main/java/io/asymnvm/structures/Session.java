@@ -2,7 +2,8 @@ package io.asymnvm.structures;
 
 import io.asymnvm.frontend.Transaction;
 
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -17,7 +18,14 @@ import java.util.Map;
  */
 final class Session {
     final Transaction tx;
-    private final Map<Long, Block> blocks = new LinkedHashMap<>();
+    /**
+     * The blocks in the order first loaded (flushed in that order). An operation touches a handful, so they are
+     * found by a scan; past {@link #INDEXED_FROM} an index by address is kept beside them (long operations).
+     */
+    private Block[] blocks = new Block[4];
+    private int count;
+    private Map<Long, Block> index;
+    static final int INDEXED_FROM = 8;
     /** The structure this session works on, for corruption reports (set once its root is known). */
     private String structure = "a persistent structure";
 
@@ -61,13 +69,51 @@ final class Session {
         }
     }
 
+    private Block find(long address) {
+        if (index != null) {
+            return index.get(address);
+        }
+        for (int i = 0; i < count; i++) {
+            if (blocks[i].address == address) {
+                return blocks[i];
+            }
+        }
+        return null;
+    }
+
+    /** Keeps {@code b} as the block at its address, in the place of an earlier one there if any. */
+    private void keep(Block b) {
+        boolean present = index != null ? index.containsKey(b.address) : find(b.address) != null;
+        for (int i = 0; present && i < count; i++) {
+            if (blocks[i].address == b.address) {
+                blocks[i] = b;
+                if (index != null) {
+                    index.put(b.address, b);
+                }
+                return;
+            }
+        }
+        if (count == blocks.length) {
+            blocks = Arrays.copyOf(blocks, count * 2);
+        }
+        blocks[count++] = b;
+        if (index != null) {
+            index.put(b.address, b);
+        } else if (count > INDEXED_FROM) {
+            index = new HashMap<>();
+            for (int i = 0; i < count; i++) {
+                index.put(blocks[i].address, blocks[i]);
+            }
+        }
+    }
+
     /** The working copy of {@code [address, address + length)}, read on first use. */
     Block load(long address, int length) {
-        Block b = blocks.get(address);
+        Block b = find(address);
         if (b == null) {
             b = Block.shared(address, readStoredShared(address, length, "block"));
             b.owner = structure;
-            blocks.put(address, b);
+            keep(b);
         } else if (b.bytes.length != length) {
             throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
                     + length + " bytes");
@@ -78,13 +124,30 @@ final class Session {
     /** A working copy of a block this operation will initialize entirely: not read. */
     Block fresh(long address, int length) {
         Block b = new Block(address, new byte[length]);
-        blocks.put(address, b);
+        keep(b);
+        return b;
+    }
+
+    /**
+     * The working copy of a block the caller has just read itself ({@code bytes}, a private copy), unless one is
+     * already kept (then that one, as {@link #load} would return it).
+     */
+    Block adopt(long address, byte[] bytes) {
+        Block b = find(address);
+        if (b == null) {
+            b = new Block(address, bytes);
+            b.owner = structure;
+            keep(b);
+        } else if (b.bytes.length != bytes.length) {
+            throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
+                    + bytes.length + " bytes");
+        }
         return b;
     }
 
     /** A read-only copy not kept by the session (long scans must not retain every page they pass). */
     Block peek(long address, int length) {
-        Block b = blocks.get(address);
+        Block b = find(address);
         if (b != null) {
             return b;
         }
@@ -95,7 +158,8 @@ final class Session {
 
     /** Writes every change made through this session. */
     void flush() {
-        for (Block b : blocks.values()) {
+        for (int i = 0; i < count; i++) {
+            Block b = blocks[i];
             if (b.isDirty()) {
                 b.flush(tx);
             }

@@ -25,8 +25,10 @@ public enum StructureType {
     }
 
     /** The type with this id, or an {@link IllegalArgumentException} naming it. */
+    private static final StructureType[] ALL = values();
+
     public static StructureType fromId(int id) {
-        for (StructureType t : values()) {
+        for (StructureType t : ALL) {
             if (t.id == id) {
                 return t;
             }

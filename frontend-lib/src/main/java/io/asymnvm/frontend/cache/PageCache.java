@@ -117,7 +117,7 @@ public final class PageCache {
         return preferred.contains(pageIndex) ? preferredCache : clean;
     }
 
-    private Clean cleanPage(long pageIndex) {
+    private Clean cleanPage(Long pageIndex) {
         Clean c = preferredCache.getIfPresent(pageIndex);
         return c != null ? c : clean.getIfPresent(pageIndex);
     }
@@ -158,12 +158,13 @@ public final class PageCache {
 
     /** The cached page, or null on a miss. */
     public Page get(long pageIndex) {
-        Dirty d = dirty.get(pageIndex);
+        Long key = pageIndex; // boxed once for the three lookups of a hit
+        Dirty d = dirty.get(key);
         if (d != null) {
             hits.increment();
             return new Page(d.bytes(), d.lastWriter(), d.version());
         }
-        Clean c = cleanPage(pageIndex);
+        Clean c = cleanPage(key);
         if (c != null) {
             hits.increment();
             return new Page(c.bytes(), 0, c.version());

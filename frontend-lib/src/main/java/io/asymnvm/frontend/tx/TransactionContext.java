@@ -5,7 +5,9 @@ import io.asymnvm.frontend.alloc.FreshMemory;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.frontend.log.RedoBuffer;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,13 +38,14 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private final TransactionEngine engine;
     private final PageCache cache;
     private final int pageSize;
-    private final Map<Long, byte[]> privatePages = new HashMap<>();
+    /** Copy-on-write page images; null until the first write (a read-only attempt never allocates it). */
+    private Map<Long, byte[]> privatePages;
     /**
      * The write set as non-overlapping ranges by address, each holding the latest bytes written there: a range
      * written twice (a freshly allocated block zeroed, then filled) is logged once, so the redo of a transaction
-     * is at most the bytes it changed, not the sum of its writes.
+     * is at most the bytes it changed, not the sum of its writes. Null until the first write.
      */
-    private final TreeMap<Long, RedoBuffer.Write> writes = new TreeMap<>();
+    private TreeMap<Long, RedoBuffer.Write> writes;
     private long newestDirtyRead;
     private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
@@ -56,8 +59,14 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private final long seenToken;
     /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
     private final NaiveAccess naive;
-    /** A collecting attempt's misses (null: the first miss abandons the attempt); see {@link MissCollector}. */
+    /** A collecting attempt's misses, made at its first miss; see {@link MissCollector}. */
     private MissCollector misses;
+    /** Whether this attempt collects its misses (false: the first miss abandons the attempt). */
+    private boolean collecting;
+    // ---- cache-hit reads (issue 8 goal 1): the last cache page this attempt took, taken again without a lookup.
+    // Only pages taken from the cache are kept here (validated when taken); a private page takes precedence.
+    private long lastPageIndex = -1;
+    private byte[] lastPage;
     /** Heap ranges known to read as zero at the backend (start to end), told by the allocator. */
     private TreeMap<Long, Long> knownZero;
 
@@ -161,7 +170,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
     }
 
     void unbind() {
-        CURRENT.remove();
+        CURRENT.set(null); // not remove(): the thread's entry stays, so the next call's active() allocates none
     }
 
     RetrySignal signal() {
@@ -170,7 +179,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
 
     /** Makes this attempt a collecting one: misses are recorded and read as zero pages ({@link MissCollector}). */
     void collectMisses() {
-        misses = new MissCollector(pageSize);
+        collecting = true;
     }
 
     /** Whether this collecting attempt missed a page: its outcome is discarded, {@link #missSignal} retries it. */
@@ -224,11 +233,14 @@ public final class TransactionContext implements Transaction, FreshMemory {
 
     /** The write set in address order, no two ranges overlapping. */
     List<RedoBuffer.Write> writes() {
-        return new ArrayList<>(writes.values());
+        return writes == null ? new ArrayList<>() : new ArrayList<>(writes.values());
     }
 
     /** Records {@code data} at {@code address}, cutting away what it overwrites of earlier writes. */
     private void record(long address, byte[] data) {
+        if (writes == null) {
+            writes = new TreeMap<>();
+        }
         long end = address + data.length;
         RedoBuffer.Write tail = null;
         Map.Entry<Long, RedoBuffer.Write> before = writes.lowerEntry(address);
@@ -261,7 +273,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
     }
 
     Map<Long, byte[]> privatePages() {
-        return privatePages;
+        return privatePages == null ? Map.of() : privatePages;
     }
 
     long newestDirtyRead() {
@@ -278,15 +290,20 @@ public final class TransactionContext implements Transaction, FreshMemory {
 
     /** The page as this attempt sees it; {@code [writeFrom, writeTo)} is about to be written (empty: a read). */
     private byte[] page(long pageIndex, long writeFrom, long writeTo) {
-        byte[] p = privatePages.get(pageIndex);
-        if (p != null) {
-            return p;
+        if (privatePages != null) {
+            byte[] p = privatePages.get(pageIndex);
+            if (p != null) {
+                return p;
+            }
         }
         if (naive != null) {
             return naive.read(pageIndex);
         }
         if (misses != null && !misses.mayContinue()) {
             throw raise(misses.signal()); // doomed and running on for too long: stop it here
+        }
+        if (pageIndex == lastPageIndex) {
+            return lastPage; // taken from the cache (and validated) earlier in this attempt: the same view
         }
         PageCache.Page cached = cache.get(pageIndex);
         if (cached == null) {
@@ -306,7 +323,10 @@ public final class TransactionContext implements Transaction, FreshMemory {
             if (fresh(pageIndex, writeFrom, writeTo)) {
                 return new byte[pageSize]; // a fresh block: what the backend holds there is zero or overwritten
             }
-            if (misses != null) {
+            if (collecting) {
+                if (misses == null) {
+                    misses = new MissCollector(pageSize);
+                }
                 return misses.placeholder(pageIndex);
             }
             throw raise(new RetrySignal(RetrySignal.Reason.PAGE_MISS, pageIndex));
@@ -319,10 +339,15 @@ public final class TransactionContext implements Transaction, FreshMemory {
             readSet.putIfAbsent(pageIndex, cached.version());
         }
         newestDirtyRead = Math.max(newestDirtyRead, cached.lastWriter());
-        return cached.bytes();
+        lastPageIndex = pageIndex;
+        lastPage = cached.bytes();
+        return lastPage;
     }
 
     private byte[] privatePage(long pageIndex, long writeFrom, long writeTo) {
+        if (privatePages == null) {
+            privatePages = new HashMap<>();
+        }
         byte[] p = privatePages.get(pageIndex);
         if (p == null) {
             p = page(pageIndex, writeFrom, writeTo).clone();
@@ -343,6 +368,33 @@ public final class TransactionContext implements Transaction, FreshMemory {
             offset += n;
             length -= n;
         }
+    }
+
+    // ---- cache-hit reads (issue 8 goal 1): a long or int inside one page is read from the page array itself,
+    // with no byte[] or ByteBuffer per access; one that straddles two pages takes the general path.
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class,
+            ByteOrder.LITTLE_ENDIAN);
+
+    @Override
+    public long readLong(long address) {
+        engine.checkReadable(address, Long.BYTES);
+        int inPage = (int) (address % pageSize);
+        if (inPage > pageSize - Long.BYTES) {
+            return Transaction.super.readLong(address);
+        }
+        return (long) LONG_LE.get(page(address / pageSize), inPage);
+    }
+
+    @Override
+    public int readInt(long address) {
+        engine.checkReadable(address, Integer.BYTES);
+        int inPage = (int) (address % pageSize);
+        if (inPage > pageSize - Integer.BYTES) {
+            return Transaction.super.readInt(address);
+        }
+        return (int) INT_LE.get(page(address / pageSize), inPage);
     }
 
     /**

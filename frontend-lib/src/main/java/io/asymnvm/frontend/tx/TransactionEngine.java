@@ -312,8 +312,9 @@ public final class TransactionEngine implements AutoCloseable {
      * smaller than one transaction's pages, installing the call's own fetches evicts such pages all the time.
      */
     static final class CallPages {
-        private final Map<Long, byte[]> pages = new java.util.HashMap<>();
-        private final Map<Long, Long> tokens = new java.util.HashMap<>();
+        /** Null until a page is kept (a call that hits the cache never needs the maps). */
+        private Map<Long, byte[]> pages;
+        private Map<Long, Long> tokens;
         private int runs;
         private int doomedRuns;
 
@@ -336,13 +337,17 @@ public final class TransactionEngine implements AutoCloseable {
         }
 
         void keep(long pageIndex, byte[] page, long fetchToken) {
+            if (pages == null) {
+                pages = new java.util.HashMap<>();
+                tokens = new java.util.HashMap<>();
+            }
             pages.put(pageIndex, page);
             tokens.put(pageIndex, fetchToken);
         }
 
         /** Drops the kept pages that {@code cache} says may be stale. */
         void validate(PageCache cache) {
-            if (pages.isEmpty()) {
+            if (pages == null || pages.isEmpty()) {
                 return;
             }
             tokens.entrySet().removeIf(e -> {
@@ -356,12 +361,12 @@ public final class TransactionEngine implements AutoCloseable {
 
         /** Whether a kept page may have become stale since it was kept (a lockless attempt checks at each use). */
         boolean stale(long pageIndex, PageCache cache) {
-            Long token = tokens.get(pageIndex);
+            Long token = tokens == null ? null : tokens.get(pageIndex);
             return token == null || cache.stale(pageIndex, token);
         }
 
         byte[] get(long pageIndex) {
-            return pages.get(pageIndex);
+            return pages == null ? null : pages.get(pageIndex);
         }
     }
 

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The root block of every persistent structure: a self-describing header (so that a catalog can verify, or
@@ -95,6 +96,19 @@ public final class StructureHeaderLayout {
                     + MAX_NAME_LENGTH + "]");
         }
         return new String(block, NAME_OFFSET, n, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Whether {@code block} carries a header (magic and format version) whose name is {@code utf8Name}, compared
+     * byte for byte in place: no exception and no allocation, whatever the block holds.
+     */
+    public static boolean hasName(byte[] block, byte[] utf8Name) {
+        if (magic(block) != MAGIC || formatVersion(block) != FORMAT_VERSION) {
+            return false;
+        }
+        int n = (int) INT.get(block, NAME_LENGTH_OFFSET);
+        return n == utf8Name.length && n <= MAX_NAME_LENGTH
+                && Arrays.equals(block, NAME_OFFSET, NAME_OFFSET + n, utf8Name, 0, n);
     }
 
     /**
