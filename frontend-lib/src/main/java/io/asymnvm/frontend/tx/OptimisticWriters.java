@@ -185,7 +185,15 @@ final class OptimisticWriters {
                         return LocklessReads.LOCKED;
                     }
                 }
-                case PAGE_MISS, NEED_SLAB, RING_FULL -> executor.handle(retry, callPages);
+                case PAGE_MISS, NEED_SLAB, RING_FULL -> {
+                    executor.handle(retry, callPages);
+                    if (callPages.hasKept()) {
+                        // the cache could not take every fetched page (smaller than the call's pages): a page
+                        // kept aside has no version to validate, so the next attempt would only ask for the lock
+                        fallbacks.increment();
+                        return LocklessReads.LOCKED;
+                    }
+                }
                 default -> { // LOCK_NEEDED (and nothing else is raised here): the locked path knows how
                     fallbacks.increment();
                     lockedCalls.put(entry.hash(), LOCKED_AFTER_NEED);

@@ -365,6 +365,11 @@ public final class TransactionEngine implements AutoCloseable {
             return token == null || cache.stale(pageIndex, token);
         }
 
+        /** Whether pages the cache did not take are kept aside for this call. */
+        boolean hasKept() {
+            return pages != null && !pages.isEmpty();
+        }
+
         byte[] get(long pageIndex) {
             return pages == null ? null : pages.get(pageIndex);
         }

@@ -83,6 +83,9 @@ class LocklessReadsTest {
         long writeIfArmed();
     }
 
+    /** An account on another page than account 0 (8 KiB further), for {@code readAroundAWrite}. */
+    static final int FAR = 1024;
+
     static final class BankImpl implements Bank {
         volatile Bank self;
         final ExecutorService other = Executors.newSingleThreadExecutor();
@@ -167,11 +170,14 @@ class LocklessReadsTest {
             if (TransactionContext.current().lockless()) {
                 long value = ++written;
                 try {
-                    CompletableFuture.runAsync(() -> self.set(2, value), other).get(30, TimeUnit.SECONDS);
+                    CompletableFuture.runAsync(() -> self.set(FAR, value), other).get(30, TimeUnit.SECONDS);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             }
+            // the page of account FAR changed after the attempt started: a lockless attempt conflicts here (a page it
+            // had read before the write would still give its snapshot, which is consistent, so it reads another)
+            tx.readLong(at(FAR));
             return first + tx.readLong(at(0));
         }
 
@@ -361,7 +367,7 @@ class LocklessReadsTest {
         BankImpl impl = new BankImpl();
         try (AsymNvm nvm = AsymNvm.embedded(dir)) {
             Bank bank = bank(nvm, impl);
-            bank.create(4, 0);
+            bank.create(FAR + 1, 0);
             bank.set(0, 21);
             assertEquals(42, bank.readAroundAWrite()); // first call: under the lock, no write in between
             EngineStats before = nvm.stats();
@@ -372,7 +378,7 @@ class LocklessReadsTest {
             assertEquals(1, after.locklessFallbacks() - before.locklessFallbacks());
             assertEquals(LocklessReads.MAX_CONFLICTS, after.commits() - before.commits(),
                     "one write committed in every lockless attempt");
-            assertEquals(LocklessReads.MAX_CONFLICTS, bank.balance(2));
+            assertEquals(LocklessReads.MAX_CONFLICTS, bank.balance(FAR));
             assertFalse(TransactionContext.active());
         } finally {
             impl.other.shutdownNow();
