@@ -129,6 +129,9 @@ public final class TransactionContext implements Transaction, FreshMemory {
                 return false;
             }
         }
+        if (writes == null) {
+            return true; // an attempt that failed before writing anything: its reads were what it decided on
+        }
         for (RedoBuffer.Write w : writes.values()) {
             if (!engine.allocator().owns(w.address(), w.data().length)) {
                 return false; // its slab was retired or returned meanwhile
