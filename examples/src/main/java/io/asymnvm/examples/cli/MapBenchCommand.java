@@ -55,7 +55,7 @@ public final class MapBenchCommand implements Callable<Integer> {
 
     @Option(names = "--workload", defaultValue = "a", converter = Workload.Converter.class,
             completionCandidates = Workload.Names.class,
-            description = "a: 50% read / 50% update, b: 95/5, c: read only, u: update only. Default: "
+            description = "a: 50%% read / 50%% update, b: 95/5, c: read only, u: update only. Default: "
                     + "${DEFAULT-VALUE}.")
     Workload workload;
 
