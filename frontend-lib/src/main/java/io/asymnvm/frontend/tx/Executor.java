@@ -80,10 +80,7 @@ final class Executor implements LocklessReads.Engine {
             // what commits is exactly what recovery will re-execute (which the first decode also proves).
             Object[] attemptArgs = argBytes == null ? args : decodeArguments(entry, argBytes, recovered);
             TransactionContext tx = new TransactionContext(engine, callPages);
-            callPages.countRun();
-            if (callPages.doomedRuns() < COLLECTING_RUNS) {
-                tx.collectMisses();
-            }
+            callPages.beginRun(tx);
             Object result = null;
             Throwable failure = null;
             RetrySignal retry = null;

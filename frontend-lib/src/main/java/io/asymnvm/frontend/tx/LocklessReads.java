@@ -46,7 +46,7 @@ final class LocklessReads {
     /** Conflicts of one call before it runs under the lock. */
     static final int MAX_CONFLICTS = 4;
     /** Longest wait for a writer's change section to end before the attempt counts as a conflict. */
-    private static final long MAX_STABLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_STABLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Page preferences a lockless attempt could not apply, waiting for the next holder of the lock. */
     private static final int MAX_DEFERRED = 1024;
 
@@ -127,10 +127,7 @@ final class LocklessReads {
                 long token = cache.fetchToken();
                 callPages.validate(cache);
                 tx = new TransactionContext(owner, callPages, seen, token);
-                callPages.countRun();
-                if (callPages.doomedRuns() < Executor.COLLECTING_RUNS) {
-                    tx.collectMisses();
-                }
+                callPages.beginRun(tx);
                 attempts.increment();
                 Executor.BodyRun run = Executor.runBody(entry, args, tx, callPages);
                 result = run.result();

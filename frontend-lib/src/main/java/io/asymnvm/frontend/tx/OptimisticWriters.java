@@ -5,7 +5,6 @@ import io.asymnvm.frontend.cache.PageCache;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -61,8 +60,6 @@ final class OptimisticWriters {
     static final int MAX_CONFLICTS = 8;
     /** Calls of a method that run under the lock after one of its calls needed the lock. */
     static final int LOCKED_AFTER_NEED = 8;
-    /** Longest wait for a writer's change section to end before the attempt counts as a conflict. */
-    private static final long MAX_STABLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("asymnvm.optimistic-writers", "true"));
 
@@ -115,7 +112,7 @@ final class OptimisticWriters {
         int conflicted = 0;
         while (true) {
             engine.checkUsable();
-            long seen = sequence.stable(MAX_STABLE_WAIT_NANOS);
+            long seen = sequence.stable(LocklessReads.MAX_STABLE_WAIT_NANOS);
             RetrySignal retry = null;
             Object result = null;
             Throwable failure = null;
@@ -127,10 +124,7 @@ final class OptimisticWriters {
                 Object[] attemptArgs = executor.decodeArguments(entry, argBytes, null);
                 callPages.validate(cache);
                 tx = TransactionContext.optimistic(engine, callPages, seen);
-                callPages.countRun();
-                if (callPages.doomedRuns() < Executor.COLLECTING_RUNS) {
-                    tx.collectMisses();
-                }
+                callPages.beginRun(tx);
                 attempts.increment();
                 Executor.BodyRun run = Executor.runBody(entry, attemptArgs, tx, callPages);
                 result = run.result();

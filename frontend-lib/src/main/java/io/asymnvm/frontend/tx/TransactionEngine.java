@@ -318,9 +318,15 @@ public final class TransactionEngine implements AutoCloseable {
         private int runs;
         private int doomedRuns;
 
-        /** One more attempt of the call (lockless or not). */
-        void countRun() {
+        /**
+         * One more attempt of the call (locked, lockless or optimistic): counted, and collecting its misses while the
+         * call has made fewer than {@link Executor#COLLECTING_RUNS} doomed runs ({@link MissCollector}).
+         */
+        void beginRun(TransactionContext tx) {
             runs++;
+            if (doomedRuns < Executor.COLLECTING_RUNS) {
+                tx.collectMisses();
+            }
         }
 
         int runs() {
