@@ -532,6 +532,11 @@ public final class AsymNvm implements AutoCloseable {
         return engine.current().stats();
     }
 
+    /** How long optimistic writers held the execution lock at commit (issue 8 goal 2); afresh after a failover. */
+    public io.asymnvm.frontend.tx.CommitSections.Snapshot commitSections() {
+        return engine.current().commitSections();
+    }
+
     /** How many attempts each call took, as a distribution (issue 8 goal 4); counted afresh after a failover. */
     public io.asymnvm.frontend.tx.RunCounts.Snapshot runCounts() {
         return engine.current().runCounts();

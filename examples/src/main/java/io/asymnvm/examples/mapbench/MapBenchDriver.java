@@ -122,7 +122,8 @@ final class MapBenchDriver {
             workers[t] = new Worker(target, workload.readProportion(), keyChooser, share,
                     BenchThreads.random(seed, t), progress, maxNanos, disjoint ? t : -1, threads);
         }
-        long start = new BenchThreads().run("bench-map-", workers);
+        BenchThreads phase = new BenchThreads();
+        long start = phase.run("bench-map-", workers);
         Histogram latency = new Histogram(3);
         long reads = 0;
         long updates = 0;
@@ -135,7 +136,7 @@ final class MapBenchDriver {
             missing += w.missing;
             end = Math.max(end, w.end);
         }
-        return new MapBenchPhase(target.name(), reads, updates, missing, end - start, latency);
+        return new MapBenchPhase(target.name(), reads, updates, missing, end - start, latency, phase.cpu());
     }
 
     /** One benchmark thread. */

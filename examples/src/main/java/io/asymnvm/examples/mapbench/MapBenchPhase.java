@@ -1,14 +1,15 @@
 package io.asymnvm.examples.mapbench;
 
+import io.asymnvm.examples.support.ThreadCpu;
 import org.HdrHistogram.Histogram;
 
 /**
  * What one measured phase of {@code bench map} did on one target: operations by kind, reads that found no value
  * (a correctness failure), the wall time from the common start to the last thread's end, and the latency of every
- * operation in nanoseconds.
+ * operation in nanoseconds, and the CPU time the phase used by role ({@link ThreadCpu}).
  */
 public record MapBenchPhase(String target, long reads, long updates, long missing, long nanos,
-                            Histogram latencyNanos) {
+                            Histogram latencyNanos, ThreadCpu.Usage cpu) {
 
     public long ops() {
         return reads + updates;

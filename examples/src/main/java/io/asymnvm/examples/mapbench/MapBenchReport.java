@@ -1,6 +1,8 @@
 package io.asymnvm.examples.mapbench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.asymnvm.examples.support.Json;
+import io.asymnvm.frontend.tx.CommitSections;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.RunCounts;
 
@@ -9,12 +11,13 @@ import java.util.Locale;
 /**
  * What one {@code bench map} run measured: the load and the measured phase of the persistent structure, the same
  * of its volatile baseline, and what the frontend engine did during the structure's measured phase, with the
- * distribution of attempts per call in it ({@code runs}).
+ * distribution of attempts per call in it ({@code runs}) and the optimistic writers' commit sections (the ordering
+ * lock's hold and wait times).
  */
 public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats loadDelta,
                              MapBenchPhase structure,
                              long baselineLoadNanos, MapBenchPhase baseline, EngineStats engineDelta,
-                             RunCounts.Snapshot runs) {
+                             RunCounts.Snapshot runs, CommitSections.Snapshot commitSections) {
 
     public double opsPerSecond() {
         return structure.opsPerSecond();
@@ -37,7 +40,7 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
 
     /** One JSON object, keys in a fixed order, every value a number. */
     public String toJson() {
-        return Json.write(Json.object()
+        ObjectNode json = Json.object()
                 .put("ops_per_s", Json.decimal(opsPerSecond(), 1))
                 .put("p50_us", Json.decimal(structure.p50Micros(), 3))
                 .put("p99_us", Json.decimal(structure.p99Micros(), 3))
@@ -54,7 +57,13 @@ public record MapBenchReport(MapBenchConfig config, long loadNanos, EngineStats 
                 .put("optimistic_attempts", engineDelta.optimisticAttempts())
                 .put("optimistic_conflicts", engineDelta.optimisticConflicts())
                 .put("optimistic_fallbacks", engineDelta.optimisticFallbacks())
-                .put("conflicts_per_tx", Json.decimal(engineDelta.conflictsPerTransaction(), 4)));
+                .put("conflicts_per_tx", Json.decimal(engineDelta.conflictsPerTransaction(), 4))
+                .put("commit_lock_hold_us", Json.decimal(commitSections.holdMicrosPerSection(), 3))
+                .put("commit_lock_wait_us", Json.decimal(commitSections.waitMicrosPerSection(), 3))
+                .put("commit_lock_busy", Json.decimal(structure.nanos() == 0 ? 0
+                        : commitSections.holdNanos() / (double) structure.nanos(), 4));
+        structure.cpu().putPerOp(json, "cpu_", structure.ops());
+        return Json.write(json);
     }
 
     /** A few aligned lines for people. */

@@ -4,6 +4,7 @@ import io.asymnvm.examples.kv.KeyValueStore;
 import io.asymnvm.examples.kv.KeyValueStoreImpl;
 import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
+import io.asymnvm.frontend.tx.CommitSections;
 import io.asymnvm.frontend.tx.EngineStats;
 import io.asymnvm.frontend.tx.RunCounts;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
@@ -39,6 +40,7 @@ public final class MapBenchRun {
         EngineStats delta;
         EngineStats loadDelta;
         RunCounts.Snapshot runs;
+        CommitSections.Snapshot sections;
         try (BenchRig rig = BenchRig.start(c.fabric(), c.mode(), c.pmBytes(), c.cacheBytes(), "asymnvm-bench-map-")) {
             AsymNvm nvm = rig.nvm();
             KeyValueStore store = nvm.transactional(KeyValueStore.class,
@@ -56,8 +58,10 @@ public final class MapBenchRun {
                         Long.MAX_VALUE, c.disjoint());
                 before = nvm.stats();
                 runsBefore = nvm.runCounts();
+                CommitSections.Snapshot sectionsBefore = nvm.commitSections();
                 structure = driver.run(target, c.workload(), keyChooser, c.ops(), c.threads(), c.seed(),
                         bar::stepBy, Long.MAX_VALUE, c.disjoint());
+                sections = nvm.commitSections().minus(sectionsBefore);
             }
             delta = minus(nvm.stats(), before);
             runs = nvm.runCounts().minus(runsBefore);
@@ -69,7 +73,8 @@ public final class MapBenchRun {
                 Long.MAX_VALUE, c.disjoint());
         MapBenchPhase baseline = driver.run(baselineTarget, c.workload(), keyChooser, c.ops(), c.threads(),
                 c.seed(), n -> { }, Long.MAX_VALUE, c.disjoint());
-        return new MapBenchReport(c, loadNanos, loadDelta, structure, baselineLoadNanos, baseline, delta, runs);
+        return new MapBenchReport(c, loadNanos, loadDelta, structure, baselineLoadNanos, baseline, delta, runs,
+                sections);
     }
 
     private ProgressBar bar(String task, long max) {

@@ -85,7 +85,8 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 .put("commit_round_trips_per_put", Json.decimal(engine.per(engine.commitRoundTrips(), engine.commits()), 4))
                 .put("flushes_per_put", Json.decimal(engine.per(engine.flushes(), engine.commits()), 4))
                 .put("puts_per_redo_batch", Json.decimal(engine.per(engine.commits(), engine.redoBatches()), 2))
-                .put("retries_per_put", Json.decimal(engine.per(engine.retries(), engine.commits()), 4)));
+                .put("retries_per_put", Json.decimal(engine.per(engine.retries(), engine.commits()), 4))
+                .setAll(asymNvm.cpu().putPerOp(Json.object(), "cpu_", asymNvm.puts())));
     }
 
     public String toText() {

@@ -48,7 +48,8 @@ final class TimedPuts {
         for (int t = 0; t < threads; t++) {
             workers[t] = new Worker(target, BenchThreads.random(seed, t), duration);
         }
-        long start = new BenchThreads().run("bench-puts-", workers);
+        BenchThreads phase = new BenchThreads();
+        long start = phase.run("bench-puts-", workers);
         Histogram latency = new Histogram(3);
         long puts = 0;
         long bytes = 0;
@@ -59,7 +60,7 @@ final class TimedPuts {
             bytes += w.bytes;
             end = Math.max(end, w.end);
         }
-        return new PutsPhase(puts, bytes, end - start, latency);
+        return new PutsPhase(puts, bytes, end - start, latency, phase.cpu());
     }
 
     /** One benchmark thread. */

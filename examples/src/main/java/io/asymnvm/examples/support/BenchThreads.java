@@ -22,6 +22,24 @@ public final class BenchThreads {
     }
 
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** CPU of the last {@link #run}, by role ({@link ThreadCpu}). */
+    private volatile ThreadCpu.Usage cpu = ThreadCpu.Usage.NONE;
+
+    /**
+     * The CPU time of the last {@link #run} by role: the bodies' threads (each from its start, which is just
+     * before the common start signal), the engine's and backend's threads in the meantime, and the process's.
+     */
+    public ThreadCpu.Usage cpu() {
+        return cpu;
+    }
+
+    private static long sum(long[] values) {
+        long total = 0;
+        for (long v : values) {
+            total = v < 0 || total < 0 ? -1 : total + v;
+        }
+        return total;
+    }
 
     /** The random of thread {@code thread} of a run seeded with {@code seed}. */
     public static SplittableRandom random(long seed, int thread) {
@@ -42,18 +60,27 @@ public final class BenchThreads {
         Thread[] running = new Thread[bodies.length];
         CountDownLatch go = new CountDownLatch(1);
         long[] start = new long[1];
+        long[] workerCpu = new long[bodies.length];
+        long[] workerAlloc = new long[bodies.length];
         for (int t = 0; t < bodies.length; t++) {
             Body body = bodies[t];
+            int index = t;
             running[t] = new Thread(() -> {
+                long allocatedBefore = ThreadCpu.currentThreadAllocatedBytes();
                 try {
                     go.await();
                     body.run(start[0]);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
+                } finally {
+                    workerCpu[index] = ThreadCpu.currentThreadNanos(); // published by the join
+                    long allocated = ThreadCpu.currentThreadAllocatedBytes();
+                    workerAlloc[index] = allocated < 0 || allocatedBefore < 0 ? -1 : allocated - allocatedBefore;
                 }
             }, namePrefix + t);
             running[t].start();
         }
+        ThreadCpu before = ThreadCpu.snapshot();
         start[0] = System.nanoTime(); // published by countDown
         go.countDown();
         for (Thread thread : running) {
@@ -64,6 +91,7 @@ public final class BenchThreads {
                 throw new IllegalStateException("interrupted while waiting for the benchmark threads", e);
             }
         }
+        cpu = before.since(sum(workerCpu), sum(workerAlloc));
         Throwable f = failure.get();
         if (f instanceof RuntimeException re) {
             throw re;

@@ -78,6 +78,7 @@ final class OptimisticWriters {
     private final LongAdder conflicts = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
     private final LongAdder committed = new LongAdder();
+    private final CommitSections sections = new CommitSections();
 
     OptimisticWriters(TransactionEngine engine, Executor executor) {
         this.engine = engine;
@@ -136,7 +137,9 @@ final class OptimisticWriters {
             }
             boolean readOnlyOutcome = retry == null && failure == null && tx.writes().isEmpty();
             if (retry == null && !readOnlyOutcome) {
+                long asked = System.nanoTime();
                 engine.exec.lock();
+                long acquired = System.nanoTime();
                 try {
                     if (engine.successor != null) {
                         throw new TransactionEngine.Superseded(engine.successor); // nothing logged: runs again there
@@ -153,6 +156,7 @@ final class OptimisticWriters {
                         }
                     }
                 } finally {
+                    sections.record(asked, acquired, System.nanoTime());
                     engine.exec.unlock();
                 }
             }
@@ -211,6 +215,11 @@ final class OptimisticWriters {
 
     long fallbacks() {
         return fallbacks.sum();
+    }
+
+    /** The commit sections' hold and wait times. */
+    CommitSections sections() {
+        return sections;
     }
 
     long committed() {

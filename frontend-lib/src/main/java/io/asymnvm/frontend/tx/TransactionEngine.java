@@ -460,6 +460,11 @@ public final class TransactionEngine implements AutoCloseable {
                 readers.abandoned(), writers.attempts(), writers.conflicts(), writers.fallbacks());
     }
 
+    /** How long optimistic writers held and waited for the execution lock at commit (counted afresh after a failover). */
+    public CommitSections.Snapshot commitSections() {
+        return writers.sections().snapshot();
+    }
+
     /** How many attempts each call took since this engine attached (its successor counts afresh). */
     public RunCounts.Snapshot runCounts() {
         return runCounts.snapshot();
