@@ -64,6 +64,22 @@ public interface Transaction {
         write(address, src, 0, src.length);
     }
 
+    /**
+     * Writes the ranges {@code [from[i], to[i])} ({@code i < ranges}) of {@code image}, a changed copy of the bytes at
+     * {@code address} that {@link #readShared} returned as {@code origin}, as {@link #write} of each range would. A
+     * transaction may instead take {@code image} as its own copy of the page (no second copy of a changed page,
+     * issue 8): then it returns true and the caller must treat {@code image} as shared from now on (copy it before
+     * any further change). It does so only where that is the same as writing the ranges: {@code image} is one
+     * whole page, {@code origin} is still this transaction's view of it, and {@code image} differs from
+     * {@code origin} only inside the ranges.
+     */
+    default boolean writeChanged(long address, byte[] image, byte[] origin, int[] from, int[] to, int ranges) {
+        for (int i = 0; i < ranges; i++) {
+            write(address + from[i], image, from[i], to[i] - from[i]);
+        }
+        return false;
+    }
+
     /** Allocates a zeroed block of at least {@code size} bytes in this frontend's slabs. */
     long allocate(long size);
 

@@ -27,6 +27,12 @@ final class Block {
      */
     byte[] bytes;
     private boolean shared;
+    /**
+     * The shared array {@link #bytes} was copied from at the last {@link #own()} (null if the block never shared
+     * one): a transaction may then take the copy as its page instead of copying it again
+     * ({@link Transaction#writeChanged}).
+     */
+    private byte[] origin;
     /** The structure the block belongs to, for corruption reports (null if unknown). */
     String owner;
     /** The changed ranges; made at the first change (a block only read, as on every get, never needs them). */
@@ -49,6 +55,7 @@ final class Block {
     /** Makes {@link #bytes} this block's own copy; every change, and code writing {@code bytes} directly, calls it. */
     void own() {
         if (shared) {
+            origin = bytes;
             bytes = bytes.clone();
             shared = false;
         }
@@ -156,10 +163,23 @@ final class Block {
         return n;
     }
 
-    /** Writes the dirty ranges to {@code tx} and forgets them. */
+    /**
+     * Writes the dirty ranges to {@code tx} and forgets them. A block copied from a shared page hands its copy to
+     * the transaction, which may keep it as its page (then the block shares it again: the next change copies).
+     */
     void flush(Transaction tx) {
-        for (int i = 0; i < ranges; i++) {
-            tx.write(address + lo[i], bytes, lo[i], hi[i] - lo[i]);
+        if (ranges == 0) {
+            return;
+        }
+        if (origin != null && !shared) {
+            if (tx.writeChanged(address, bytes, origin, lo, hi, ranges)) {
+                shared = true;
+                origin = null;
+            }
+        } else {
+            for (int i = 0; i < ranges; i++) {
+                tx.write(address + lo[i], bytes, lo[i], hi[i] - lo[i]);
+            }
         }
         ranges = 0;
     }

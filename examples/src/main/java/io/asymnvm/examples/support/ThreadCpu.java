@@ -2,9 +2,13 @@ package io.asymnvm.examples.support;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +20,8 @@ import java.util.Map;
  * after the phase, the frontend's agent ({@code asymnvm-frontend-*}, the redo shipper and checkpoint poller), the
  * backend's replayer ({@code asymnvm-replayer}) and the backend's I/O threads. {@code process} is the whole JVM's
  * CPU (JIT compiler and GC threads included), so {@code process} minus the roles is what no named thread accounts
- * for (mostly GC and JIT compilation: the workers' allocation, also reported, is what the GC pays for). Times are
+ * for. On Linux the JVM's own threads are read from /proc (10 ms ticks): garbage collection ({@code jvm_gc}, what
+ * the workers' allocation, also reported, costs), JIT compilation ({@code jvm_jit}) and the VM thread. Times are
  * nanoseconds; -1 where the JVM cannot measure thread CPU.
  */
 public final class ThreadCpu {
@@ -29,14 +34,28 @@ public final class ThreadCpu {
     public static final String BACKEND_IO = "backend_io";
     public static final String OTHER_THREADS = "other_threads";
 
+    /** The JVM's own threads, seen only in /proc on Linux: garbage collection, JIT compilation, the rest. */
+    public static final String JVM_GC = "jvm_gc";
+    public static final String JVM_JIT = "jvm_jit";
+    public static final String JVM_OTHER = "jvm_other";
+    /** /proc/[pid]/task/[tid]/stat counts CPU in clock ticks of 10 ms (USER_HZ, 100 on Linux). */
+    private static final long NANOS_PER_TICK = 10_000_000L;
+    private static final Path TASKS = Path.of("/proc/self/task");
+
     private final Map<Long, Long> threadsBefore;
     private final Map<Long, String> namesBefore;
     private final long processBefore;
+    /** The JVM's own threads by task id (their CPU in nanoseconds, at tick resolution) and role. */
+    private final Map<Long, Long> tasksBefore;
+    private final Map<Long, String> taskRoles;
 
-    private ThreadCpu(Map<Long, Long> threads, Map<Long, String> names, long process) {
+    private ThreadCpu(Map<Long, Long> threads, Map<Long, String> names, long process, Map<Long, Long> tasks,
+                      Map<Long, String> taskRoles) {
         this.threadsBefore = threads;
         this.namesBefore = names;
         this.processBefore = process;
+        this.tasksBefore = tasks;
+        this.taskRoles = taskRoles;
     }
 
     /** Whether the JVM measures per-thread CPU time (then it is switched on by the first snapshot). */
@@ -78,7 +97,65 @@ public final class ThreadCpu {
                 }
             }
         }
-        return new ThreadCpu(cpu, names, processNanos());
+        Map<Long, Long> tasks = new HashMap<>();
+        Map<Long, String> roles = new HashMap<>();
+        readJvmTasks(tasks, roles);
+        return new ThreadCpu(cpu, names, processNanos(), tasks, roles);
+    }
+
+    /**
+     * The JVM's own threads from /proc (Linux): each task's name ({@code comm}) and its user + system ticks. Only
+     * GC, JIT and other VM threads are kept (Java threads are measured by the thread MX bean); nothing elsewhere.
+     */
+    private static void readJvmTasks(Map<Long, Long> cpu, Map<Long, String> roles) {
+        if (!Files.isDirectory(TASKS)) {
+            return;
+        }
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException ended) {
+                    continue; // the thread ended meanwhile
+                }
+                int open = stat.indexOf('(');
+                int close = stat.lastIndexOf(')');
+                if (open < 0 || close < open) {
+                    continue;
+                }
+                String role = jvmRole(stat.substring(open + 1, close));
+                if (role == null) {
+                    continue;
+                }
+                // after "comm)": state is field 3, utime field 14 and stime field 15 (1-based)
+                String[] fields = stat.substring(close + 2).split(" ");
+                if (fields.length < 13) {
+                    continue;
+                }
+                long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                long id = Long.parseLong(task.getFileName().toString());
+                cpu.put(id, ticks * NANOS_PER_TICK);
+                roles.put(id, role);
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            cpu.clear(); // not the Linux layout: report no JVM-thread roles rather than wrong ones
+            roles.clear();
+        }
+    }
+
+    /** The role of a JVM-internal thread by its task name (15 characters at most), or null for a Java thread. */
+    static String jvmRole(String comm) {
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
+            return JVM_GC;
+        }
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+            return JVM_JIT;
+        }
+        if (comm.equals("VM Thread") || comm.startsWith("VM Periodic")) {
+            return JVM_OTHER;
+        }
+        return null;
     }
 
     /** The role of a thread by its name (benchmark threads are named {@code bench-*}). */
@@ -106,7 +183,8 @@ public final class ThreadCpu {
     public Usage since(long workerNanos, long workerAllocatedBytes) {
         ThreadCpu now = snapshot();
         Map<String, Long> byRole = new LinkedHashMap<>();
-        for (String r : new String[] {WORKERS, AGENT, REPLAYER, BACKEND_IO, OTHER_THREADS}) {
+        for (String r : new String[] {WORKERS, AGENT, REPLAYER, BACKEND_IO, OTHER_THREADS, JVM_GC, JVM_JIT,
+                JVM_OTHER}) {
             byRole.put(r, 0L);
         }
         byRole.put(WORKERS, workerNanos);
@@ -118,6 +196,10 @@ public final class ThreadCpu {
             }
             long before = threadsBefore.getOrDefault(e.getKey(), 0L);
             byRole.merge(role, Math.max(0, e.getValue() - before), Long::sum);
+        }
+        for (Map.Entry<Long, Long> e : now.tasksBefore.entrySet()) {
+            long before = tasksBefore.getOrDefault(e.getKey(), 0L);
+            byRole.merge(now.taskRoles.get(e.getKey()), Math.max(0, e.getValue() - before), Long::sum);
         }
         long process = processBefore < 0 || now.processBefore < 0 ? -1 : now.processBefore - processBefore;
         return new Usage(byRole, process, supported(), workerAllocatedBytes);

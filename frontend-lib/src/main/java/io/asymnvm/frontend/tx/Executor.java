@@ -97,7 +97,7 @@ final class Executor implements LocklessReads.Engine {
                 failure = run.failure();
                 retry = run.retry();
                 if (retry == null && failure == null) {
-                    if (tx.writes().isEmpty()) {
+                    if (!tx.hasWrites()) {
                         txId = 0;
                     } else if (ro && !tx.createdNamedRoot()) {
                         failure = new IllegalStateException("read-only transaction " + entry.signature()

@@ -131,11 +131,11 @@ final class OptimisticWriters {
                 result = run.result();
                 failure = run.failure();
                 retry = run.retry();
-                if (retry == null && failure == null && tx.writes().isEmpty() && !tx.stillValid()) {
+                if (retry == null && failure == null && !tx.hasWrites() && !tx.stillValid()) {
                     retry = CHANGED_AT_END; // a read-only outcome returns without the lock: valid to its end
                 }
             }
-            boolean readOnlyOutcome = retry == null && failure == null && tx.writes().isEmpty();
+            boolean readOnlyOutcome = retry == null && failure == null && !tx.hasWrites();
             if (retry == null && !readOnlyOutcome) {
                 long asked = System.nanoTime();
                 engine.exec.lock();

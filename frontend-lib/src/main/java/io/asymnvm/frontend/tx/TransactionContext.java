@@ -46,6 +46,8 @@ public final class TransactionContext implements Transaction, FreshMemory {
      * is at most the bytes it changed, not the sum of its writes. Null until the first write.
      */
     private TreeMap<Long, RedoBuffer.Write> writes;
+    /** {@link #writes()} as a list, until the next write. */
+    private List<RedoBuffer.Write> writeList;
     private long newestDirtyRead;
     private final TransactionEngine.CallPages callPages;
     private RetrySignal signal;
@@ -234,13 +236,28 @@ public final class TransactionContext implements Transaction, FreshMemory {
         throw s;
     }
 
-    /** The write set in address order, no two ranges overlapping. */
+    /**
+     * The write set in address order, no two ranges overlapping: a list made once per attempt after its last write
+     * (the commit asks for it several times), made again if the attempt writes after it was asked for.
+     */
     List<RedoBuffer.Write> writes() {
-        return writes == null ? new ArrayList<>() : new ArrayList<>(writes.values());
+        if (writes == null) {
+            return List.of();
+        }
+        if (writeList == null) {
+            writeList = new ArrayList<>(writes.values());
+        }
+        return writeList;
+    }
+
+    /** Whether this attempt wrote anything. */
+    boolean hasWrites() {
+        return writes != null && !writes.isEmpty();
     }
 
     /** Records {@code data} at {@code address}, cutting away what it overwrites of earlier writes. */
     private void record(long address, byte[] data) {
+        writeList = null;
         if (writes == null) {
             writes = new TreeMap<>();
         }
@@ -416,17 +433,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
 
     @Override
     public void write(long address, byte[] src, int offset, int length) {
-        if (lockless) {
-            refuseChange();
-        }
-        if (optimistic) {
-            engine.checkReadable(address, length);
-            if (!ownedNow(address, length)) {
-                throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, address / pageSize)); // the lock reports it
-            }
-        } else {
-            engine.checkWritable(address, length);
-        }
+        checkWrite(address, length);
         if (length == 0) {
             return;
         }
@@ -442,6 +449,56 @@ public final class TransactionContext implements Transaction, FreshMemory {
             done += n;
         }
         record(address, copy);
+    }
+
+    /**
+     * Takes a structure's changed copy of a page as this attempt's private page instead of copying it again (issue
+     * 8: one page copy per changed page, not two), when that is the same as {@link #write} of each range: the
+     * attempt has no private copy of the page yet and its view of the page is still {@code origin} (the very array
+     * the copy was made from), so the copy differs from that view only inside the ranges. Each range is checked
+     * and logged as {@link #write} does. Otherwise it writes the ranges.
+     */
+    @Override
+    public boolean writeChanged(long address, byte[] image, byte[] origin, int[] from, int[] to, int ranges) {
+        long pageIndex = address / pageSize;
+        if (lockless || naive != null || image.length != pageSize || address % pageSize != 0 || origin == null
+                || (privatePages != null && privatePages.containsKey(pageIndex))
+                || page(pageIndex) != origin) {
+            return Transaction.super.writeChanged(address, image, origin, from, to, ranges);
+        }
+        for (int i = 0; i < ranges; i++) {
+            int length = to[i] - from[i];
+            if (from[i] < 0 || length < 0 || to[i] > pageSize) {
+                throw new IllegalArgumentException("range [" + from[i] + ", " + to[i] + ") outside a page of "
+                        + pageSize + " bytes");
+            }
+            checkWrite(address + from[i], length);
+        }
+        if (privatePages == null) {
+            privatePages = new HashMap<>();
+        }
+        privatePages.put(pageIndex, image);
+        for (int i = 0; i < ranges; i++) {
+            if (to[i] > from[i]) {
+                record(address + from[i], Arrays.copyOfRange(image, from[i], to[i]));
+            }
+        }
+        return true;
+    }
+
+    /** What {@link #write} checks before a write of {@code [address, address + length)}. */
+    private void checkWrite(long address, int length) {
+        if (lockless) {
+            refuseChange();
+        }
+        if (optimistic) {
+            engine.checkReadable(address, length);
+            if (!ownedNow(address, length)) {
+                throw raise(new RetrySignal(RetrySignal.Reason.LOCK_NEEDED, address / pageSize)); // the lock reports it
+            }
+        } else {
+            engine.checkWritable(address, length);
+        }
     }
 
     /**
