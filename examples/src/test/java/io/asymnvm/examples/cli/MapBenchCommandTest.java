@@ -17,7 +17,11 @@ class MapBenchCommandTest {
     private static final List<String> KEYS = List.of("ops_per_s", "p50_us", "p99_us", "baseline_ops_per_s", "ratio",
             "runs_per_tx", "runs_per_tx_p50", "runs_per_tx_p99", "runs_per_tx_max", "fetch_reads",
             "lockless_attempts", "lockless_conflicts", "lockless_fallbacks", "optimistic_attempts",
-            "optimistic_conflicts", "optimistic_fallbacks", "conflicts_per_tx");
+            "optimistic_conflicts", "optimistic_fallbacks", "conflicts_per_tx", "commit_lock_hold_us",
+            "commit_lock_wait_us", "commit_lock_busy", "cpu_process_us_per_op", "cpu_workers_us_per_op", "cpu_frontend_agent_us_per_op",
+            "cpu_backend_replayer_us_per_op", "cpu_backend_io_us_per_op", "cpu_other_threads_us_per_op",
+            "cpu_jvm_gc_us_per_op", "cpu_jvm_jit_us_per_op", "cpu_jvm_other_us_per_op",
+            "cpu_workers_alloc_bytes_per_op");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -94,5 +98,10 @@ class MapBenchCommandTest {
         assertTrue(v.get("optimistic_fallbacks") <= v.get("optimistic_conflicts"), json); // no allocation
         assertTrue(v.get("conflicts_per_tx") >= 0
                 && v.get("conflicts_per_tx") * 2000 <= v.get("optimistic_conflicts") + 1, json);
+        // every commit took the ordering lock once, for some time; the workers' CPU and allocation were measured
+        assertTrue(v.get("commit_lock_hold_us") > 0 && v.get("commit_lock_wait_us") >= 0
+                && v.get("commit_lock_busy") > 0 && v.get("commit_lock_busy") <= 1, json);
+        assertTrue(v.get("cpu_workers_us_per_op") > 0 && v.get("cpu_workers_alloc_bytes_per_op") > 0, json);
+        assertTrue(v.get("cpu_process_us_per_op") >= v.get("cpu_workers_us_per_op"), json);
     }
 }

@@ -31,7 +31,11 @@ class PutsBenchCommandTest {
             "p99_us", "floor_p50_us", "mapdb_p50_us", "puts", "logical_bytes", "pm_redo_bytes", "pm_heap_bytes",
             "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte",
             "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte",
-            "commit_round_trips_per_put", "flushes_per_put", "puts_per_redo_batch", "retries_per_put");
+            "commit_round_trips_per_put", "flushes_per_put", "puts_per_redo_batch", "retries_per_put",
+            "cpu_process_us_per_op", "cpu_workers_us_per_op", "cpu_frontend_agent_us_per_op",
+            "cpu_backend_replayer_us_per_op", "cpu_backend_io_us_per_op", "cpu_other_threads_us_per_op",
+            "cpu_jvm_gc_us_per_op", "cpu_jvm_jit_us_per_op", "cpu_jvm_other_us_per_op",
+            "cpu_workers_alloc_bytes_per_op");
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;

@@ -27,6 +27,12 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 public final class ArgumentCodec {
     private final ArgumentClasses classes;
     private final ThreadLocal<Kryo> kryo;
+    /**
+     * One output buffer per thread, reused by every encode (issue 8: no buffer grown anew per call); one that grew
+     * past {@link #KEPT_OUTPUT_BYTES} is dropped after the call rather than kept.
+     */
+    private final ThreadLocal<Output> outputs = ThreadLocal.withInitial(() -> new Output(256, -1));
+    static final int KEPT_OUTPUT_BYTES = 64 * 1024;
 
     public ArgumentCodec(ArgumentClasses classes) {
         this.classes = classes;
@@ -50,7 +56,18 @@ public final class ArgumentCodec {
      * naming the argument and the class; any other failure is an {@link IllegalArgumentException}.
      */
     public byte[] encode(Object[] args) {
-        Output out = new Output(64, -1);
+        Output out = outputs.get();
+        out.reset();
+        try {
+            return encode(out, args);
+        } finally {
+            if (out.getBuffer().length > KEPT_OUTPUT_BYTES) {
+                outputs.remove();
+            }
+        }
+    }
+
+    private byte[] encode(Output out, Object[] args) {
         Kryo k = kryo.get();
         int n = args == null ? 0 : args.length;
         out.writeVarInt(n, true);
