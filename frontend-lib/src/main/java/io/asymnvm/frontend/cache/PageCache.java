@@ -228,9 +228,13 @@ public final class PageCache {
      * lockless readers, call it inside a section of the {@link #sequence()} (or use {@link #putDirty(Map, long)}).
      */
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
-        dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp()));
-        clean.invalidate(pageIndex);
-        preferredCache.invalidate(pageIndex);
+        if (dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp())) == null) {
+            // a page already dirty has no clean copy (unpin makes it clean and no longer dirty in one step, under
+            // the same lock as this): only a newly dirty one drops its clean copy (issue 8: a hot page updated
+            // again before the backend applied it costs no cache removals)
+            clean.invalidate(pageIndex);
+            preferredCache.invalidate(pageIndex);
+        }
         unpinQueue.add(new long[] {txId, pageIndex});
     }
 
