@@ -60,7 +60,7 @@ final class Executor implements LocklessReads.Engine {
 
     private Object run(MethodRegistry.Entry entry, Object[] args, SemanticLogReader.Record recovered,
                        CallPages callPages) throws Throwable {
-        boolean ro = entry.spec().readOnly() && recovered == null;
+        boolean ro = entry.readOnly() && recovered == null;
         if (recovered == null && engine.naive == null) {
             Object result = engine.readers.tryRun(entry, args, callPages); // a method read-only last time: no lock
             if (result != LocklessReads.LOCKED) {
@@ -163,7 +163,7 @@ final class Executor implements LocklessReads.Engine {
             engine.naive.writeThrough(txId, tx.writes().size());
             return result;
         }
-        if (recovered == null && entry.spec().durability() == Durability.SYNC) {
+        if (recovered == null && entry.durability() == Durability.SYNC) {
             try {
                 engine.commit.awaitDurable(txId);
             } catch (Superseded s) {

@@ -1,5 +1,6 @@
 package io.asymnvm.frontend.tx;
 
+import io.asymnvm.frontend.Durability;
 import io.asymnvm.frontend.PersistentTransaction;
 
 import java.lang.reflect.Method;
@@ -24,8 +25,16 @@ import java.util.stream.Collectors;
  */
 public final class MethodRegistry {
 
-    /** A registered transactional method and the object it runs on. */
-    public record Entry(long hash, String signature, Method method, Object target, PersistentTransaction spec) {
+    /**
+     * A registered transactional method and the object it runs on. {@code readOnly} and {@code durability} are
+     * {@code spec}'s, read once at registration: an annotation's attributes are read through a reflective proxy,
+     * which every call would otherwise pay (issue 8).
+     */
+    public record Entry(long hash, String signature, Method method, Object target, PersistentTransaction spec,
+                        boolean readOnly, Durability durability) {
+        public Entry(long hash, String signature, Method method, Object target, PersistentTransaction spec) {
+            this(hash, signature, method, target, spec, spec.readOnly(), spec.durability());
+        }
     }
 
     private final Map<Long, Entry> byHash = new ConcurrentHashMap<>();
