@@ -45,18 +45,26 @@ public final class YcsbRun {
      */
     public record Config(String workloads, FabricKind fabric, StructureKind structure, long records,
                          long operations, int threads, int fieldCount, int fieldLength, String dbClass,
-                         ExecutionMode mode, int maxSeconds) {
-        /** The design, no time limit. */
+                         ExecutionMode mode, int maxSeconds, long warmupOperations) {
+        /** The design, no time limit, no warm-up. */
         public Config(String workloads, FabricKind fabric, StructureKind structure, long records, long operations,
                       int threads, int fieldCount, int fieldLength, String dbClass) {
             this(workloads, fabric, structure, records, operations, threads, fieldCount, fieldLength, dbClass,
-                    ExecutionMode.ASYMNVM, 0);
+                    ExecutionMode.ASYMNVM, 0, 0);
         }
 
+        /**
+         * {@code warmupOperations}: the binding's unmeasured warm-up before each run phase, in the client JVM
+         * ({@link YcsbWarmup}; 0: none).
+         */
         public Config {
             java.util.Objects.requireNonNull(mode, "mode");
             if (maxSeconds < 0) {
                 throw new IllegalArgumentException("YCSB max execution time must not be negative: " + maxSeconds);
+            }
+            if (warmupOperations < 0 || warmupOperations > YcsbWarmup.MAX_OPERATIONS) {
+                throw new IllegalArgumentException("YCSB warm-up operations " + warmupOperations + " outside [0, "
+                        + YcsbWarmup.MAX_OPERATIONS + "]");
             }
             for (char w : workloads.toCharArray()) {
                 if (WORKLOADS.indexOf(w) < 0) {
@@ -75,6 +83,17 @@ public final class YcsbRun {
         }
     }
 
+    /** Most warm-up operations by default ({@link #defaultWarmupOperations}). */
+    public static final long DEFAULT_WARMUP_CAP = 10_000;
+
+    /**
+     * The default warm-up of a run phase: as many operations as records (about one touch per record on average,
+     * fewer distinct records under a skewed distribution), at most {@value #DEFAULT_WARMUP_CAP}.
+     */
+    public static long defaultWarmupOperations(long records) {
+        return Math.min(records, DEFAULT_WARMUP_CAP);
+    }
+
     /**
      * One phase: operations done (calls into the binding: reads, updates, inserts, deletes, scans), those that did
      * not return OK (by op and return code in {@code returns}), value
@@ -85,10 +104,32 @@ public final class YcsbRun {
      */
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
-                        Map<String, Long> returns, double busyMicros) {
-        /** Whether YCSB reported any failure: a failed operation, a failed value check, or a bad exit. */
+                        Map<String, Long> returns, double busyMicros, long expectedOperations,
+                        long warmupOperations, long warmupUpdates, long warmupMillis) {
+        /**
+         * Whether the phase ran clean: no failed operation, no failed value check, a good exit, and at least the
+         * operations asked for ({@code expectedOperations}, 0 when a time limit may cut it short: a client thread
+         * whose binding failed to open does none and YCSB does not report it otherwise).
+         */
         public boolean clean() {
-            return failed == 0 && verifyErrors == 0 && exitCode == 0;
+            return failed == 0 && verifyErrors == 0 && exitCode == 0 && operations >= expectedOperations;
+        }
+
+        /**
+         * Operations over the time the client threads spent inside the binding ({@code busyMicros}, summed over the
+         * threads: with one thread the phase's throughput without opening the binding and the warm-up, the figure
+         * the README quotes; with T threads multiply by T). 0 if nothing was timed.
+         */
+        @com.fasterxml.jackson.annotation.JsonProperty("busyOpsPerSecond")
+        public double busyOpsPerSecond() {
+            return busyMicros > 0 ? operations * 1e6 / busyMicros : 0.0;
+        }
+
+        /** The same phase with what the binding's warm-up reported (null: it ran none) and the operations asked. */
+        Phase with(long expected, YcsbWarmup.Result warmup) {
+            return new Phase(workload, phase, operations, failed, verified, verifyErrors, opsPerSecond,
+                    runtimeMillis, exitCode, returns, busyMicros, expected, warmup == null ? 0 : warmup.operations(),
+                    warmup == null ? 0 : warmup.updates(), warmup == null ? 0 : warmup.millis());
         }
     }
 
@@ -189,7 +230,9 @@ public final class YcsbRun {
             throw new IllegalStateException("YCSB " + name + " of workload " + workload + " exited with " + exit
                     + " and wrote no measurements; its log: " + tail(log));
         }
-        Phase phase = parse(String.valueOf(workload), name, export, exit);
+        long expected = load ? config.records() : config.maxSeconds() > 0 ? 0 : config.operations();
+        Phase phase = parse(String.valueOf(workload), name, export, exit).with(expected,
+                YcsbWarmup.parse(logLines(log)));
         if (!phase.clean()) {
             progress.accept("workload " + workload + " " + name + ": " + phase.returns() + "; YCSB log: "
                     + tail(log));
@@ -221,6 +264,9 @@ public final class YcsbRun {
         p.put("asymnvm.mode", config.mode().cliName());
         if (config.maxSeconds() > 0 && !load) { // the load phase always loads every record
             p.put("maxexecutiontime", String.valueOf(config.maxSeconds()));
+        }
+        if (config.warmupOperations() > 0 && !load) { // a warm-up needs the loaded table
+            p.put(YcsbWarmup.OPERATIONS_PROPERTY, String.valueOf(config.warmupOperations()));
         }
         if (node != null) {
             p.put("asymnvm.host", "127.0.0.1");
@@ -288,7 +334,15 @@ public final class YcsbRun {
             busy += c.getValue() * averages.getOrDefault(c.getKey(), 0.0);
         }
         return new Phase(workload, phase, operations, failed, verified, verifyErrors, throughput, runtime, exit,
-                returns, busy);
+                returns, busy, 0, 0, 0, 0);
+    }
+
+    private static List<String> logLines(Path log) {
+        try {
+            return Files.readAllLines(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     private static String tail(Path log) {

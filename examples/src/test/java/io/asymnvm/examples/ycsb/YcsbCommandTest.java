@@ -66,7 +66,12 @@ class YcsbCommandTest {
     @CsvSource({"local, hash, 1", "tcp, btree, 2"})
     void shouldPassWorkloadsAAndFWithStandardRecordsAndValueChecks(String fabric, String structure, int threads)
             throws Exception {
-        assertClean(ycsb("af", fabric, structure, 1_500, threads), 2);
+        JsonNode phases = ycsb("af", fabric, structure, 1_500, threads);
+        assertClean(phases, 2);
+        for (JsonNode p : phases) { // by default, each run phase warms up with as many operations as records
+            assertEquals(p.path("phase").asText().equals("run") ? 1_500 : 0, p.path("warmupOperations").asLong(),
+                    p.toString());
+        }
     }
 
     @Test
@@ -77,6 +82,28 @@ class YcsbCommandTest {
         assertTrue(run.path("verifyErrors").asLong() > 0, "every read value was corrupted: " + run);
         assertEquals(0, run.path("verified").asLong(), run.toString());
         assertTrue(run.path("failed").asLong() > 0, "every tenth update failed: " + run);
+    }
+
+    @Test
+    void shouldWarmUpTheClientBeforeTheMeasuredOperationsAndReportIt() throws Exception {
+        JsonNode phases = ycsb("a", "tcp", "hash", 400, 1, "--warmup-operations", "300");
+        assertClean(phases, 1);
+        JsonNode load = phases.get(0);
+        JsonNode run = phases.get(1);
+        assertEquals(0, load.path("warmupOperations").asLong(), load.toString());
+        // reported by the binding in the client JVM: every operation a read, about half also an update
+        assertEquals(300, run.path("warmupOperations").asLong(), run + "\n" + err);
+        assertTrue(run.path("warmupUpdates").asLong() > 100 && run.path("warmupUpdates").asLong() < 200,
+                run.toString());
+        assertEquals(400, run.path("expectedOperations").asLong(), run.toString());
+        assertTrue(run.path("busyOpsPerSecond").asDouble() > 0, run.toString());
+    }
+
+    @Test
+    void shouldRefuseANegativeWarmUp() {
+        int code = run(List.of("ycsb", "--warmup-operations", "-1"), new StringWriter());
+        assertEquals(2, code);
+        assertTrue(err.contains("Invalid value for option '--warmup-operations': -1 is outside [0, 100000000]"), err);
     }
 
     @Test
