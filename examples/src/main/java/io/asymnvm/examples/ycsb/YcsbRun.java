@@ -100,12 +100,13 @@ public final class YcsbRun {
      * checks that passed and failed, throughput, and the client's exit code. {@code busyMicros} is the time the
      * client threads spent inside those calls (per operation kind, count times YCSB's average latency, summed): YCSB's
      * own throughput divides by a run time that includes opening the binding (an embedded backend starts, a
-     * frontend recovers), {@code operations / busyMicros} does not.
+     * frontend recovers), {@code operations / busyMicros} does not. {@code averageMicros}: YCSB's average latency of
+     * each operation kind counted in {@code operations} (READ, UPDATE, ...).
      */
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
-                        Map<String, Long> returns, double busyMicros, long expectedOperations,
-                        long warmupOperations, long warmupUpdates, long warmupMillis) {
+                        Map<String, Long> returns, double busyMicros, Map<String, Double> averageMicros,
+                        long expectedOperations, long warmupOperations, long warmupUpdates, long warmupMillis) {
         /**
          * Whether the phase ran clean: no failed operation, no failed value check, a good exit, and at least the
          * operations asked for ({@code expectedOperations}, 0 when a time limit may cut it short: a client thread
@@ -128,7 +129,7 @@ public final class YcsbRun {
         /** The same phase with what the binding's warm-up reported (null: it ran none) and the operations asked. */
         Phase with(long expected, YcsbWarmup.Result warmup) {
             return new Phase(workload, phase, operations, failed, verified, verifyErrors, opsPerSecond,
-                    runtimeMillis, exitCode, returns, busyMicros, expected, warmup == null ? 0 : warmup.operations(),
+                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, expected, warmup == null ? 0 : warmup.operations(),
                     warmup == null ? 0 : warmup.updates(), warmup == null ? 0 : warmup.millis());
         }
     }
@@ -330,11 +331,14 @@ public final class YcsbRun {
             }
         }
         double busy = 0;
+        Map<String, Double> averageMicros = new LinkedHashMap<>();
         for (Map.Entry<String, Double> c : counts.entrySet()) {
-            busy += c.getValue() * averages.getOrDefault(c.getKey(), 0.0);
+            double average = averages.getOrDefault(c.getKey(), 0.0);
+            busy += c.getValue() * average;
+            averageMicros.put(c.getKey(), average);
         }
         return new Phase(workload, phase, operations, failed, verified, verifyErrors, throughput, runtime, exit,
-                returns, busy, 0, 0, 0, 0);
+                returns, busy, averageMicros, 0, 0, 0, 0);
     }
 
     private static List<String> logLines(Path log) {
