@@ -66,7 +66,7 @@ public final class YcsbCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON array: per phase workload, phase, operations, failed, "
             + "verified, verifyErrors, opsPerSecond, runtimeMillis, exitCode, returns, busyMicros, busyOpsPerSecond, "
-            + "averageMicros, expectedOperations, warmupOperations, warmupUpdates, warmupMillis.")
+            + "averageMicros, medianMicros, expectedOperations, warmupOperations, warmupUpdates, warmupMillis.")
     boolean json;
 
     @Option(names = "--mode", defaultValue = "asymnvm", converter = ModeConverter.class,

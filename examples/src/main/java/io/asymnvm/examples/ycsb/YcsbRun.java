@@ -37,6 +37,8 @@ public final class YcsbRun {
     public static final String WORKLOADS = "abcdef";
     private static final long CHILD_TIMEOUT_MINUTES = 60;
     private static final int LOG_TAIL_LINES = 20;
+    /** YCSB's name of the median in its HdrHistogram export. */
+    private static final String MEDIAN = "50thPercentileLatency(us)";
 
     /**
      * What to run; {@code dbClass} is the binding (tests substitute a faulty one to prove failures are seen),
@@ -101,12 +103,13 @@ public final class YcsbRun {
      * client threads spent inside those calls (per operation kind, count times YCSB's average latency, summed): YCSB's
      * own throughput divides by a run time that includes opening the binding (an embedded backend starts, a
      * frontend recovers), {@code operations / busyMicros} does not. {@code averageMicros}: YCSB's average latency of
-     * each operation kind counted in {@code operations} (READ, UPDATE, ...).
+     * each operation kind counted in {@code operations} (READ, UPDATE, ...), and {@code medianMicros} their median (on
+     * a loaded machine far steadier than the average, which a few descheduled operations dominate).
      */
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
                         Map<String, Long> returns, double busyMicros, Map<String, Double> averageMicros,
-                        long expectedOperations, long warmupOperations, long warmupUpdates, long warmupMillis) {
+                        Map<String, Double> medianMicros, long expectedOperations, long warmupOperations, long warmupUpdates, long warmupMillis) {
         /**
          * Whether the phase ran clean: no failed operation, no failed value check, a good exit, and at least the
          * operations asked for ({@code expectedOperations}, 0 when a time limit may cut it short: a client thread
@@ -129,7 +132,7 @@ public final class YcsbRun {
         /** The same phase with what the binding's warm-up reported (null: it ran none) and the operations asked. */
         Phase with(long expected, YcsbWarmup.Result warmup) {
             return new Phase(workload, phase, operations, failed, verified, verifyErrors, opsPerSecond,
-                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, expected, warmup == null ? 0 : warmup.operations(),
+                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, medianMicros, expected, warmup == null ? 0 : warmup.operations(),
                     warmup == null ? 0 : warmup.updates(), warmup == null ? 0 : warmup.millis());
         }
     }
@@ -259,6 +262,7 @@ public final class YcsbRun {
         p.put("fieldlength", String.valueOf(config.fieldLength()));
         p.put("dataintegrity", "true");
         p.put("exporter", "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter");
+        p.put("hdrhistogram.percentiles", "50,95,99"); // YCSB's default histogram; the median added (steadier)
         p.put("exportfile", export.toString());
         p.put("asymnvm.fabric", config.fabric().cliName());
         p.put("asymnvm.structure", config.structure().cliName());
@@ -294,6 +298,7 @@ public final class YcsbRun {
         Map<String, Long> returns = new LinkedHashMap<>();
         Map<String, Double> counts = new LinkedHashMap<>();
         Map<String, Double> averages = new LinkedHashMap<>();
+        Map<String, Double> medians = new LinkedHashMap<>();
         for (JsonNode row : rows) {
             // the text exporter brackets operation names ([READ]), the JSON exporters do not (READ)
             String metric = row.path("metric").asText().replace("[", "").replace("]", "");
@@ -328,6 +333,8 @@ public final class YcsbRun {
                 counts.put(metric, value);
             } else if (measurement.equals("AverageLatency(us)")) {
                 averages.put(metric, value);
+            } else if (measurement.equals(MEDIAN)) {
+                medians.put(metric, value);
             }
         }
         double busy = 0;
@@ -337,8 +344,14 @@ public final class YcsbRun {
             busy += c.getValue() * average;
             averageMicros.put(c.getKey(), average);
         }
+        Map<String, Double> medianMicros = new LinkedHashMap<>();
+        for (String op : counts.keySet()) {
+            if (medians.containsKey(op)) {
+                medianMicros.put(op, medians.get(op));
+            }
+        }
         return new Phase(workload, phase, operations, failed, verified, verifyErrors, throughput, runtime, exit,
-                returns, busy, averageMicros, 0, 0, 0, 0);
+                returns, busy, averageMicros, medianMicros, 0, 0, 0, 0);
     }
 
     private static List<String> logLines(Path log) {
