@@ -109,7 +109,8 @@ public final class YcsbRun {
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
                         Map<String, Long> returns, double busyMicros, Map<String, Double> averageMicros,
-                        Map<String, Double> medianMicros, long expectedOperations, long warmupOperations, long warmupUpdates, long warmupMillis) {
+                        Map<String, Double> medianMicros, long expectedOperations, long warmupOperations,
+                        long warmupUpdates, long warmupMillis) {
         /**
          * Whether the phase ran clean: no failed operation, no failed value check, a good exit, and at least the
          * operations asked for ({@code expectedOperations}, 0 when a time limit may cut it short: a client thread
@@ -132,8 +133,9 @@ public final class YcsbRun {
         /** The same phase with what the binding's warm-up reported (null: it ran none) and the operations asked. */
         Phase with(long expected, YcsbWarmup.Result warmup) {
             return new Phase(workload, phase, operations, failed, verified, verifyErrors, opsPerSecond,
-                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, medianMicros, expected, warmup == null ? 0 : warmup.operations(),
-                    warmup == null ? 0 : warmup.updates(), warmup == null ? 0 : warmup.millis());
+                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, medianMicros, expected,
+                    warmup == null ? 0 : warmup.operations(), warmup == null ? 0 : warmup.updates(),
+                    warmup == null ? 0 : warmup.millis());
         }
     }
 
