@@ -4,6 +4,7 @@ import io.asymnvm.examples.report.BenchReport;
 import io.asymnvm.examples.report.ReportEntry;
 import io.asymnvm.examples.report.ReportMatrix;
 import io.asymnvm.examples.report.ReportOutcome;
+import io.asymnvm.examples.ycsb.YcsbRun;
 import io.asymnvm.frontend.ExecutionMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,6 +33,7 @@ import java.util.concurrent.Callable;
 public final class ReportBenchCommand implements Callable<Integer> {
     static final double MAX_SECONDS = 3600;
     static final int MAX_RECORDS = 10_000_000;
+    static final long MAX_YCSB_WARMUP = 100_000_000L;
 
     @Spec
     CommandSpec spec;
@@ -59,6 +61,12 @@ public final class ReportBenchCommand implements Callable<Integer> {
     @Option(names = "--records", description = "Keys of the map and puts rows and records of the YCSB rows. "
             + "Default: 10000 map/puts and 2000 YCSB with --quick, else 100000 and 10000.")
     Integer records;
+
+    @Option(names = "--ycsb-warmup-operations", paramLabel = "N",
+            description = "Unmeasured operations of each YCSB row's client before its measured ones (see ycsb "
+                    + "--warmup-operations); 0 for none. Default: as many as the YCSB records, at most "
+                    + YcsbRun.DEFAULT_WARMUP_CAP + ".")
+    Long ycsbWarmupOperations;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed of every row. Default: ${DEFAULT-VALUE}.")
     long seed;
@@ -121,7 +129,16 @@ public final class ReportBenchCommand implements Callable<Integer> {
             putKeys = records;
         }
         double warmup = Math.min(base.warmup(), s / 3);
+        long ycsbWarmup = YcsbRun.defaultWarmupOperations(ycsbRecords);
+        if (ycsbWarmupOperations != null) {
+            if (ycsbWarmupOperations < 0 || ycsbWarmupOperations > MAX_YCSB_WARMUP) {
+                throw new ParameterException(spec.commandLine(), "Invalid value for option "
+                        + "'--ycsb-warmup-operations': " + ycsbWarmupOperations + " is outside [0, " + MAX_YCSB_WARMUP
+                        + "]");
+            }
+            ycsbWarmup = ycsbWarmupOperations;
+        }
         return new ReportMatrix.Sizes(quick, s, warmup, mapKeys, ycsbRecords, putKeys,
-                seconds != null ? seconds : base.ycsbSeconds());
+                seconds != null ? seconds : base.ycsbSeconds(), ycsbWarmup);
     }
 }

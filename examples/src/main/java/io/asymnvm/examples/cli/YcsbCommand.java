@@ -65,13 +65,21 @@ public final class YcsbCommand implements Callable<Integer> {
     int fieldLength;
 
     @Option(names = "--json", description = "Print one JSON array: per phase workload, phase, operations, failed, "
-            + "verified, verifyErrors, opsPerSecond, runtimeMillis, exitCode, returns.")
+            + "verified, verifyErrors, opsPerSecond, runtimeMillis, exitCode, returns, busyMicros, busyOpsPerSecond, "
+            + "averageMicros, medianMicros, expectedOperations, warmupOperations, warmupUpdates, warmupMillis.")
     boolean json;
 
     @Option(names = "--mode", defaultValue = "asymnvm", converter = ModeConverter.class,
             description = "asymnvm (the design) or naive (the baseline: no page cache, every transaction written "
                     + "through to the heap before it returns). Default: ${DEFAULT-VALUE}.")
     ExecutionMode mode = ExecutionMode.ASYMNVM;
+
+    @Option(names = "--warmup-operations", paramLabel = "N",
+            description = "Unmeasured operations the binding runs in the client JVM before each run phase (the "
+                    + "workload's keys, reads and same-value updates; value checks stay valid), so a fresh client "
+                    + "is measured with a warm cache and JIT; 0 for none. Default: as many as --records, at most "
+                    + YcsbRun.DEFAULT_WARMUP_CAP + ".")
+    Long warmupOperations;
 
     /** The binding class; tests substitute one that misbehaves, to prove failures are reported. */
     @Option(names = "--db", hidden = true, defaultValue = "io.asymnvm.examples.ycsb.AsymNvmYcsbDb")
@@ -84,10 +92,12 @@ public final class YcsbCommand implements Callable<Integer> {
         requireRange("--threads", threads, 1, MAX_THREADS);
         requireRange("--field-count", fieldCount, 1, 1_000);
         requireRange("--field-length", fieldLength, 1, 64 << 10);
+        long warmup = warmupOperations == null ? YcsbRun.defaultWarmupOperations(records) : warmupOperations;
+        requireRange("--warmup-operations", warmup, 0, MAX_COUNT);
         YcsbRun.Config config;
         try {
             config = new YcsbRun.Config(workloads.toLowerCase(Locale.ROOT), fabric, structure, records, operations,
-                    threads, fieldCount, fieldLength, dbClass, mode, 0);
+                    threads, fieldCount, fieldLength, dbClass, mode, 0, warmup);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -100,11 +110,12 @@ public final class YcsbCommand implements Callable<Integer> {
         if (json) {
             out.println(new ObjectMapper().writeValueAsString(phases));
         } else {
-            out.printf("%-8s %-5s %10s %7s %9s %13s %10s%n", "workload", "phase", "operations", "failed", "verified",
-                    "verify_errors", "ops/s");
+            out.printf("%-8s %-5s %10s %7s %9s %13s %10s %10s %7s%n", "workload", "phase", "operations", "failed",
+                    "verified", "verify_errors", "ops/s", "busy_ops/s", "warmup");
             for (YcsbRun.Phase p : phases) {
-                out.printf("%-8s %-5s %10d %7d %9d %13d %10.0f%n", p.workload(), p.phase(), p.operations(),
-                        p.failed(), p.verified(), p.verifyErrors(), p.opsPerSecond());
+                out.printf("%-8s %-5s %10d %7d %9d %13d %10.0f %10.0f %7d%n", p.workload(), p.phase(), p.operations(),
+                        p.failed(), p.verified(), p.verifyErrors(), p.opsPerSecond(), p.busyOpsPerSecond(),
+                        p.warmupOperations());
             }
         }
         out.flush();

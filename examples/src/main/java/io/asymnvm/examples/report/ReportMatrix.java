@@ -6,6 +6,7 @@ import io.asymnvm.examples.mapbench.MapReportWorkload;
 import io.asymnvm.examples.mapbench.Workload;
 import io.asymnvm.examples.putbench.PutsReportWorkload;
 import io.asymnvm.examples.ycsb.YcsbReportWorkload;
+import io.asymnvm.examples.ycsb.YcsbRun;
 import io.asymnvm.frontend.ExecutionMode;
 
 import java.util.ArrayList;
@@ -43,14 +44,21 @@ public final class ReportMatrix {
      * keys of the puts rows, and whether the run is the quick one (fewer rows).
      */
     public record Sizes(boolean quick, double seconds, double warmup, int mapKeys, int ycsbRecords, int putKeys,
-                        double ycsbSeconds) {
+                        double ycsbSeconds, long ycsbWarmupOperations) {
         public Sizes {
             if (!(seconds > 0) || !(ycsbSeconds > 0) || warmup < 0 || mapKeys < 1 || ycsbRecords < 1
-                    || putKeys < 1) {
+                    || putKeys < 1 || ycsbWarmupOperations < 0) {
                 throw new IllegalArgumentException("report sizes must be positive: seconds " + seconds + ", warm-up "
                         + warmup + ", map keys " + mapKeys + ", YCSB records " + ycsbRecords + ", put keys " + putKeys
-                        + ", YCSB seconds " + ycsbSeconds);
+                        + ", YCSB seconds " + ycsbSeconds + ", YCSB warm-up operations " + ycsbWarmupOperations);
             }
+        }
+
+        /** {@code ycsbWarmupOperations}: YCSB's default warm-up for the records ({@link YcsbRun}). */
+        public Sizes(boolean quick, double seconds, double warmup, int mapKeys, int ycsbRecords, int putKeys,
+                     double ycsbSeconds) {
+            this(quick, seconds, warmup, mapKeys, ycsbRecords, putKeys, ycsbSeconds,
+                    YcsbRun.defaultWarmupOperations(ycsbRecords));
         }
 
         /**
@@ -106,14 +114,17 @@ public final class ReportMatrix {
                 }
                 // the quick run: A only, and embedded on the hash map only (the tcp rows below carry both structures)
                 if (design && (!sizes.quick() || w == 'a' && !s.ordered())) {
-                    out.add(ycsb(sizes, new YcsbReportWorkload(w, s, FabricKind.LOCAL, ExecutionMode.ASYMNVM)));
+                    out.add(ycsb(sizes, new YcsbReportWorkload(w, s, FabricKind.LOCAL, ExecutionMode.ASYMNVM,
+                            sizes.ycsbWarmupOperations())));
                 }
             }
             if (design) {
-                out.add(ycsb(sizes, new YcsbReportWorkload('a', s, FabricKind.TCP, ExecutionMode.ASYMNVM)));
+                out.add(ycsb(sizes, new YcsbReportWorkload('a', s, FabricKind.TCP, ExecutionMode.ASYMNVM,
+                        sizes.ycsbWarmupOperations())));
             }
             if (naive) {
-                out.add(ycsb(sizes, new YcsbReportWorkload('a', s, FabricKind.TCP, ExecutionMode.NAIVE)));
+                out.add(ycsb(sizes, new YcsbReportWorkload('a', s, FabricKind.TCP, ExecutionMode.NAIVE,
+                        sizes.ycsbWarmupOperations())));
             }
         }
         if (design) {

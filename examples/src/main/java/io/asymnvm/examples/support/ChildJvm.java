@@ -5,6 +5,8 @@ import io.asymnvm.frontend.FrontendOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
+import java.util.TreeMap;
 
 /** What a child JVM of this one needs to run the project's code: the class path and the JVM flags. */
 public final class ChildJvm {
@@ -36,11 +38,30 @@ public final class ChildJvm {
                 flags.add(a);
             }
         }
-        // the coherence check mode reaches the children too (the test suite sets it as a system property)
-        String verify = System.getProperty(FrontendOptions.VERIFY_CACHE_PROPERTY);
-        if (verify != null) {
-            flags.add("-D" + FrontendOptions.VERIFY_CACHE_PROPERTY + "=" + verify);
+        flags.addAll(projectProperties());
+        return flags;
+    }
+
+    /** Prefix of the project's own system properties ({@value}), which every child JVM receives. */
+    public static final String PROPERTY_PREFIX = "asymnvm.";
+
+    /**
+     * This JVM's {@code -Dasymnvm.*} system properties as flags, sorted by name: the coherence check mode
+     * ({@link FrontendOptions#VERIFY_CACHE_PROPERTY}, which the test suite sets), group commit, the tcp client's
+     * switches and the engine's kill switches reach a child (a YCSB client, a drill's node) exactly as they were set
+     * here, whether on this JVM's command line or by {@link System#setProperty}. A value is passed as one argument
+     * (no shell quoting needed).
+     */
+    public static List<String> projectProperties() {
+        Properties p = System.getProperties();
+        TreeMap<String, String> mine = new TreeMap<>();
+        for (String name : p.stringPropertyNames()) {
+            if (name.startsWith(PROPERTY_PREFIX)) {
+                mine.put(name, p.getProperty(name));
+            }
         }
+        List<String> flags = new ArrayList<>(mine.size());
+        mine.forEach((name, value) -> flags.add("-D" + name + "=" + value));
         return flags;
     }
 }

@@ -30,7 +30,9 @@ import java.util.Vector;
  * {@code asymnvm.port}, as frontend {@code asymnvm.frontendId}, with the SYNC mirrors {@code asymnvm.mirrors}, see
  * {@link #connectTcp}); {@code asymnvm.structure} {@code hash} (default)
  * or {@code btree} (needed for scans, workload E); {@code asymnvm.name} (default {@code usertable});
- * {@code asymnvm.mode} {@code asymnvm} (default) or {@code naive} (the baseline mode, {@link ExecutionMode}).
+ * {@code asymnvm.mode} {@code asymnvm} (default) or {@code naive} (the baseline mode, {@link ExecutionMode});
+ * {@code asymnvm.warmupOperations} (default 0) operations of an unmeasured warm-up before the first measured one
+ * ({@link YcsbWarmup}; a run phase over a loaded table).
  */
 public class AsymNvmYcsbDb extends DB {
     /** The frontend all threads of this JVM share, with its store proxy. */
@@ -56,10 +58,30 @@ public class AsymNvmYcsbDb extends DB {
         btree = structure(p);
         synchronized (AsymNvmYcsbDb.class) {
             if (shared == null) {
-                shared = open(p, btree);
+                long warmup = YcsbWarmup.operations(p);
+                Shared opened = open(p, btree);
+                if (warmup > 0) {
+                    warmUp(p, opened, warmup);
+                }
+                shared = opened;
             }
             shared.users++;
             store = shared.store;
+        }
+    }
+
+    /**
+     * The warm-up ({@link YcsbWarmup}): the first thread's init runs it, the others wait for it in {@link #init},
+     * so YCSB's first measured operation finds a warm cache and JIT. A failure closes the frontend.
+     */
+    private static void warmUp(Properties p, Shared opened, long operations) throws DBException {
+        try {
+            YcsbWarmup.Result done = YcsbWarmup.run(p, opened.store, operations);
+            System.err.println(done.line());
+            System.err.flush();
+        } catch (DBException | RuntimeException e) {
+            opened.nvm.close();
+            throw e instanceof DBException d ? d : new DBException("warm-up failed: " + e, e);
         }
     }
 

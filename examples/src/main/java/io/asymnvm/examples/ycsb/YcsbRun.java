@@ -37,6 +37,8 @@ public final class YcsbRun {
     public static final String WORKLOADS = "abcdef";
     private static final long CHILD_TIMEOUT_MINUTES = 60;
     private static final int LOG_TAIL_LINES = 20;
+    /** YCSB's name of the median in its HdrHistogram export. */
+    private static final String MEDIAN = "50thPercentileLatency(us)";
 
     /**
      * What to run; {@code dbClass} is the binding (tests substitute a faulty one to prove failures are seen),
@@ -45,18 +47,26 @@ public final class YcsbRun {
      */
     public record Config(String workloads, FabricKind fabric, StructureKind structure, long records,
                          long operations, int threads, int fieldCount, int fieldLength, String dbClass,
-                         ExecutionMode mode, int maxSeconds) {
-        /** The design, no time limit. */
+                         ExecutionMode mode, int maxSeconds, long warmupOperations) {
+        /** The design, no time limit, no warm-up. */
         public Config(String workloads, FabricKind fabric, StructureKind structure, long records, long operations,
                       int threads, int fieldCount, int fieldLength, String dbClass) {
             this(workloads, fabric, structure, records, operations, threads, fieldCount, fieldLength, dbClass,
-                    ExecutionMode.ASYMNVM, 0);
+                    ExecutionMode.ASYMNVM, 0, 0);
         }
 
+        /**
+         * {@code warmupOperations}: the binding's unmeasured warm-up before each run phase, in the client JVM
+         * ({@link YcsbWarmup}; 0: none).
+         */
         public Config {
             java.util.Objects.requireNonNull(mode, "mode");
             if (maxSeconds < 0) {
                 throw new IllegalArgumentException("YCSB max execution time must not be negative: " + maxSeconds);
+            }
+            if (warmupOperations < 0 || warmupOperations > YcsbWarmup.MAX_OPERATIONS) {
+                throw new IllegalArgumentException("YCSB warm-up operations " + warmupOperations + " outside [0, "
+                        + YcsbWarmup.MAX_OPERATIONS + "]");
             }
             for (char w : workloads.toCharArray()) {
                 if (WORKLOADS.indexOf(w) < 0) {
@@ -75,20 +85,57 @@ public final class YcsbRun {
         }
     }
 
+    /** Most warm-up operations by default ({@link #defaultWarmupOperations}). */
+    public static final long DEFAULT_WARMUP_CAP = 10_000;
+
+    /**
+     * The default warm-up of a run phase: as many operations as records (about one touch per record on average,
+     * fewer distinct records under a skewed distribution), at most {@value #DEFAULT_WARMUP_CAP}.
+     */
+    public static long defaultWarmupOperations(long records) {
+        return Math.min(records, DEFAULT_WARMUP_CAP);
+    }
+
     /**
      * One phase: operations done (calls into the binding: reads, updates, inserts, deletes, scans), those that did
      * not return OK (by op and return code in {@code returns}), value
      * checks that passed and failed, throughput, and the client's exit code. {@code busyMicros} is the time the
      * client threads spent inside those calls (per operation kind, count times YCSB's average latency, summed): YCSB's
      * own throughput divides by a run time that includes opening the binding (an embedded backend starts, a
-     * frontend recovers), {@code operations / busyMicros} does not.
+     * frontend recovers), {@code operations / busyMicros} does not. {@code averageMicros}: YCSB's average latency of
+     * each operation kind counted in {@code operations} (READ, UPDATE, ...), and {@code medianMicros} their median (on
+     * a loaded machine far steadier than the average, which a few descheduled operations dominate).
      */
     public record Phase(String workload, String phase, long operations, long failed, long verified,
                         long verifyErrors, double opsPerSecond, long runtimeMillis, int exitCode,
-                        Map<String, Long> returns, double busyMicros) {
-        /** Whether YCSB reported any failure: a failed operation, a failed value check, or a bad exit. */
+                        Map<String, Long> returns, double busyMicros, Map<String, Double> averageMicros,
+                        Map<String, Double> medianMicros, long expectedOperations, long warmupOperations,
+                        long warmupUpdates, long warmupMillis) {
+        /**
+         * Whether the phase ran clean: no failed operation, no failed value check, a good exit, and at least the
+         * operations asked for ({@code expectedOperations}, 0 when a time limit may cut it short: a client thread
+         * whose binding failed to open does none and YCSB does not report it otherwise).
+         */
         public boolean clean() {
-            return failed == 0 && verifyErrors == 0 && exitCode == 0;
+            return failed == 0 && verifyErrors == 0 && exitCode == 0 && operations >= expectedOperations;
+        }
+
+        /**
+         * Operations over the time the client threads spent inside the binding ({@code busyMicros}, summed over the
+         * threads: with one thread the phase's throughput without opening the binding and the warm-up, the figure
+         * the README quotes; with T threads multiply by T). 0 if nothing was timed.
+         */
+        @com.fasterxml.jackson.annotation.JsonProperty("busyOpsPerSecond")
+        public double busyOpsPerSecond() {
+            return busyMicros > 0 ? operations * 1e6 / busyMicros : 0.0;
+        }
+
+        /** The same phase with what the binding's warm-up reported (null: it ran none) and the operations asked. */
+        Phase with(long expected, YcsbWarmup.Result warmup) {
+            return new Phase(workload, phase, operations, failed, verified, verifyErrors, opsPerSecond,
+                    runtimeMillis, exitCode, returns, busyMicros, averageMicros, medianMicros, expected,
+                    warmup == null ? 0 : warmup.operations(), warmup == null ? 0 : warmup.updates(),
+                    warmup == null ? 0 : warmup.millis());
         }
     }
 
@@ -189,7 +236,9 @@ public final class YcsbRun {
             throw new IllegalStateException("YCSB " + name + " of workload " + workload + " exited with " + exit
                     + " and wrote no measurements; its log: " + tail(log));
         }
-        Phase phase = parse(String.valueOf(workload), name, export, exit);
+        long expected = load ? config.records() : config.maxSeconds() > 0 ? 0 : config.operations();
+        Phase phase = parse(String.valueOf(workload), name, export, exit).with(expected,
+                YcsbWarmup.parse(logLines(log)));
         if (!phase.clean()) {
             progress.accept("workload " + workload + " " + name + ": " + phase.returns() + "; YCSB log: "
                     + tail(log));
@@ -215,12 +264,16 @@ public final class YcsbRun {
         p.put("fieldlength", String.valueOf(config.fieldLength()));
         p.put("dataintegrity", "true");
         p.put("exporter", "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter");
+        p.put("hdrhistogram.percentiles", "50,95,99"); // YCSB's default histogram; the median added (steadier)
         p.put("exportfile", export.toString());
         p.put("asymnvm.fabric", config.fabric().cliName());
         p.put("asymnvm.structure", config.structure().cliName());
         p.put("asymnvm.mode", config.mode().cliName());
         if (config.maxSeconds() > 0 && !load) { // the load phase always loads every record
             p.put("maxexecutiontime", String.valueOf(config.maxSeconds()));
+        }
+        if (config.warmupOperations() > 0 && !load) { // a warm-up needs the loaded table
+            p.put(YcsbWarmup.OPERATIONS_PROPERTY, String.valueOf(config.warmupOperations()));
         }
         if (node != null) {
             p.put("asymnvm.host", "127.0.0.1");
@@ -247,6 +300,7 @@ public final class YcsbRun {
         Map<String, Long> returns = new LinkedHashMap<>();
         Map<String, Double> counts = new LinkedHashMap<>();
         Map<String, Double> averages = new LinkedHashMap<>();
+        Map<String, Double> medians = new LinkedHashMap<>();
         for (JsonNode row : rows) {
             // the text exporter brackets operation names ([READ]), the JSON exporters do not (READ)
             String metric = row.path("metric").asText().replace("[", "").replace("]", "");
@@ -281,14 +335,33 @@ public final class YcsbRun {
                 counts.put(metric, value);
             } else if (measurement.equals("AverageLatency(us)")) {
                 averages.put(metric, value);
+            } else if (measurement.equals(MEDIAN)) {
+                medians.put(metric, value);
             }
         }
         double busy = 0;
+        Map<String, Double> averageMicros = new LinkedHashMap<>();
         for (Map.Entry<String, Double> c : counts.entrySet()) {
-            busy += c.getValue() * averages.getOrDefault(c.getKey(), 0.0);
+            double average = averages.getOrDefault(c.getKey(), 0.0);
+            busy += c.getValue() * average;
+            averageMicros.put(c.getKey(), average);
+        }
+        Map<String, Double> medianMicros = new LinkedHashMap<>();
+        for (String op : counts.keySet()) {
+            if (medians.containsKey(op)) {
+                medianMicros.put(op, medians.get(op));
+            }
         }
         return new Phase(workload, phase, operations, failed, verified, verifyErrors, throughput, runtime, exit,
-                returns, busy);
+                returns, busy, averageMicros, medianMicros, 0, 0, 0, 0);
+    }
+
+    private static List<String> logLines(Path log) {
+        try {
+            return Files.readAllLines(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     private static String tail(Path log) {

@@ -55,7 +55,7 @@ class ReportBenchCommandTest {
         List<String> prefixes = List.of("map-a/hash", "map-a/ConcurrentHashMap", "puts/", "scaling",
                 "ycsb-a/hash/local");
         int code = execute("bench", "report", "--quick", "--out", out.toString(), "--seconds", "0.2", "--records",
-                "300", "--only", String.join(",", prefixes), "--no-progress");
+                "300", "--only", String.join(",", prefixes), "--no-progress", "--ycsb-warmup-operations", "120");
         assertEquals(0, code, stdout + "\n" + stderr);
         List<String> expected = new ArrayList<>();
         for (ReportEntry e : ReportMatrix.build(ReportMatrix.Sizes.forQuick(), EnumSet.allOf(ExecutionMode.class))) {
@@ -66,6 +66,11 @@ class ReportBenchCommandTest {
         assertTrue(expected.stream().anyMatch(n -> n.endsWith("/t8")) && expected.contains("puts/mapdb-wal")
                 && expected.contains("map-a/hash/naive-tcp") && expected.contains("ycsb-a/hash/local"), expected.toString());
         JsonNode report = checkReport(expected);
+        for (JsonNode row : report.path("rows")) { // the YCSB client warmed up as asked, reported from its JVM
+            if (row.path("section").asText().equals(ReportMatrix.YCSB)) {
+                assertEquals(120, row.path("metrics").path("warmup_operations").asLong(), row.toString());
+            }
+        }
         // the naive baseline ran over tcp, and the design beat it there (ratio above 1, no goal asserted)
         assertTrue(report.path("ratios").path("map_a_hash_tcp_over_naive_tcp").asDouble() > 1, report.path("ratios")
                 .toString());

@@ -66,7 +66,21 @@ class YcsbCommandTest {
     @CsvSource({"local, hash, 1", "tcp, btree, 2"})
     void shouldPassWorkloadsAAndFWithStandardRecordsAndValueChecks(String fabric, String structure, int threads)
             throws Exception {
-        assertClean(ycsb("af", fabric, structure, 1_500, threads), 2);
+        JsonNode phases = ycsb("af", fabric, structure, 1_500, threads);
+        assertClean(phases, 2);
+        for (JsonNode p : phases) {
+            boolean run = p.path("phase").asText().equals("run");
+            // by default the binding warms each run phase up, in the client JVM, with as many operations as records
+            // (reported from there): each a read, and half of them (A: updates, F: read-modify-writes) an update
+            assertEquals(run ? 1_500 : 0, p.path("warmupOperations").asLong(), p.toString());
+            long updates = p.path("warmupUpdates").asLong();
+            assertTrue(run ? updates > 600 && updates < 900 : updates == 0, p.toString());
+            assertEquals(1_500, p.path("expectedOperations").asLong(), p.toString());
+            String op = run ? "READ" : "INSERT"; // YCSB's median and average of each kind it ran
+            assertTrue(p.path("medianMicros").path(op).asDouble() > 0, p.toString());
+            assertTrue(p.path("averageMicros").path(op).asDouble() > 0, p.toString());
+            assertTrue(p.path("busyOpsPerSecond").asDouble() > 0, p.toString());
+        }
     }
 
     @Test
@@ -77,6 +91,13 @@ class YcsbCommandTest {
         assertTrue(run.path("verifyErrors").asLong() > 0, "every read value was corrupted: " + run);
         assertEquals(0, run.path("verified").asLong(), run.toString());
         assertTrue(run.path("failed").asLong() > 0, "every tenth update failed: " + run);
+    }
+
+    @Test
+    void shouldRefuseANegativeWarmUp() {
+        int code = run(List.of("ycsb", "--warmup-operations", "-1"), new StringWriter());
+        assertEquals(2, code);
+        assertTrue(err.contains("Invalid value for option '--warmup-operations': -1 is outside [0, 100000000]"), err);
     }
 
     @Test
