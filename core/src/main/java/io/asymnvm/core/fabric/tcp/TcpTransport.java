@@ -25,11 +25,12 @@ import java.util.concurrent.TimeUnit;
  *       NIO's selector) when {@link Epoll#isAvailable()}, else NIO. System property {@value #TRANSPORT_PROPERTY}:
  *       {@code auto} (default), {@code epoll} (an error naming the cause if it cannot load), {@code nio}.</li>
  *   <li>Loop spin ({@link LoopSpinStrategy}): the backend's loops poll {@value #SERVER_SPIN_PROPERTY} µs after their
- *       last event (default {@value #DEFAULT_SERVER_SPIN_MICROS}: a commit's next frame usually arrives within
- *       it, so the loop is running when it comes); a client whose callers {@linkplain
- *       io.asymnvm.core.fabric.WaitPolicy.Kind#SPIN spin} polls {@value #CLIENT_SPIN_PROPERTY} µs (default
- *       {@value #DEFAULT_CLIENT_SPIN_MICROS}); other clients block at once, as before. Each within
- *       [0, {@value #MAX_SPIN_MICROS}] µs.</li>
+ *       last event, so that a commit's next frame, arriving within that window, finds the loop running instead of
+ *       asleep in {@code epoll_wait}; a client whose callers {@linkplain io.asymnvm.core.fabric.WaitPolicy.Kind#SPIN
+ *       spin} polls {@value #CLIENT_SPIN_PROPERTY} µs. Each within [0, {@value #MAX_SPIN_MICROS}] µs; both default
+ *       to 0 (loops block at once, as before): on the 2-core build machine, oversubscribed by a load of 25 to 35,
+ *       spinning loops took the CPU from the threads that produce the replies and no configuration measured
+ *       consistently faster (README, "Transport and polling loops"). Turn them on where the loops have cores.</li>
  * </ul>
  * Every value is checked when read ({@link #fromProperties()}), before anything is bound or connected; a bad one is an
  * {@link IllegalArgumentException} naming the property, the value and the limit.
@@ -38,8 +39,8 @@ public final class TcpTransport {
     public static final String TRANSPORT_PROPERTY = "asymnvm.tcp.transport";
     public static final String SERVER_SPIN_PROPERTY = "asymnvm.tcp.serverLoopSpinMicros";
     public static final String CLIENT_SPIN_PROPERTY = "asymnvm.tcp.clientLoopSpinMicros";
-    public static final long DEFAULT_SERVER_SPIN_MICROS = 50;
-    public static final long DEFAULT_CLIENT_SPIN_MICROS = 50;
+    public static final long DEFAULT_SERVER_SPIN_MICROS = 0;
+    public static final long DEFAULT_CLIENT_SPIN_MICROS = 0;
     public static final long MAX_SPIN_MICROS = 10_000;
 
     /** The transports. */
