@@ -129,13 +129,18 @@ public final class AsymNvm implements AutoCloseable {
         }
     }
 
+    /** SPIN callers get a reply-reading loop that polls too (issue 8, goal 5: {@code TcpTransport}). */
+    private static boolean spinningCallers(FrontendOptions options) {
+        return options.waitPolicy() == io.asymnvm.core.fabric.WaitPolicy.Kind.SPIN;
+    }
+
     /** A frontend with identity {@code frontendId} attached to a backend over the TCP fabric. */
     public static AsymNvm connect(String host, int port, int frontendId) {
         return connect(host, port, frontendId, FrontendOptions.defaults());
     }
 
     public static AsymNvm connect(String host, int port, int frontendId, FrontendOptions options) {
-        TcpFabric fabric = new TcpFabric(host, port, options.tls());
+        TcpFabric fabric = new TcpFabric(host, port, options.tls(), spinningCallers(options));
         try {
             return new AsymNvm(fabric, frontendId, options, null, true);
         } catch (RuntimeException e) {
@@ -283,7 +288,7 @@ public final class AsymNvm implements AutoCloseable {
         }
         String host = hostPort.substring(0, colon);
         if ("tcp".equalsIgnoreCase(fabric.trim())) {
-            return new TcpFabric(host, port, options.tls());
+            return new TcpFabric(host, port, options.tls(), spinningCallers(options));
         }
         if (options.tls() != null) {
             throw new IllegalArgumentException("TLS is set in the frontend options but fabric '" + fabric

@@ -4,6 +4,8 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
 import io.asymnvm.core.fabric.tcp.TcpNicServer;
+import io.asymnvm.core.fabric.tcp.TcpServerLimits;
+import io.asymnvm.core.fabric.tcp.TcpTransport;
 import io.asymnvm.core.layout.FrameLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,8 +47,25 @@ class TcpFabricContractTest extends FabricContractTest {
 
     @Override
     protected Fabric createFabric(EmulatedNic nic) {
-        server = new TcpNicServer(nic, new InetSocketAddress("127.0.0.1", 0)).start();
-        return new TcpFabric("127.0.0.1", server.port());
+        TcpTransport transport = transport();
+        if (transport == null) {
+            server = new TcpNicServer(nic, new InetSocketAddress("127.0.0.1", 0)).start();
+            return new TcpFabric("127.0.0.1", server.port());
+        }
+        server = new TcpNicServer(nic, new InetSocketAddress("127.0.0.1", 0), TcpServerLimits.DEFAULTS.resolve(
+                FrameLayout.MAX_FRAME_LENGTH, TcpServerLimits.UNATTACHED_CONNECTION_ALLOWANCE), null, transport)
+                .start();
+        return new TcpFabric("127.0.0.1", server.port(), null, transport, spinningClient());
+    }
+
+    /** The transport of server and client; null: the system properties' choice (epoll where it loads). */
+    protected TcpTransport transport() {
+        return null;
+    }
+
+    /** Whether the client's loop polls as for SPIN callers. */
+    protected boolean spinningClient() {
+        return false;
     }
 
     /** A {@code HANG} control request holds the server's worker thread until the test releases it. */

@@ -92,16 +92,19 @@ public final class CommitBenchCommand implements Callable<Integer> {
         }
         WaitPolicy.Kind policy = spin ? WaitPolicy.Kind.SPIN : waitPolicy;
         CommitReport report;
+        String transport;
         try (CommitRig rig = CommitRig.start(fabric, mirrors, policy);
              BusyLoopbackProbe busy = noBusyProbe ? null : BusyLoopbackProbe.open()) {
             report = new CommitLatencyRun(rig, busy).run(TimeUnit.SECONDS.toNanos(warmupSeconds),
                     TimeUnit.SECONDS.toNanos(seconds));
+            transport = rig.transport();
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            out.println(report.toJson());
+            out.println(report.toJson(transport));
         } else {
             out.print(report.toText());
+            out.println("  transport                       " + transport);
         }
         out.flush();
         return 0;

@@ -88,6 +88,15 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
 
     /** One JSON object, keys in a fixed order, every value a number; the busy-loopback keys only when measured. */
     public String toJson() {
+        return Json.write(json());
+    }
+
+    /** As {@link #toJson()}, plus {@code transport}: the tcp transport that ran ({@code epoll}, {@code nio}) or local. */
+    public String toJson(String transport) {
+        return Json.write(json().put("transport", transport));
+    }
+
+    private com.fasterxml.jackson.databind.node.ObjectNode json() {
         var o = Json.object()
                 .put("commit_p50_us", Json.decimal(commitP50Micros(), 3))
                 .put("commit_p99_us", Json.decimal(commitP99Micros(), 3))
@@ -106,7 +115,7 @@ public record CommitReport(FabricKind fabric, double seconds, Histogram commitNa
             o.put("loopback_busy_rtt_us", Json.decimal(busyRttP50Micros(), 3))
                     .put("ratio_busy_rtt", Json.decimal(ratioBusyRtt(), 4));
         }
-        return Json.write(o);
+        return o;
     }
 
     /** A few aligned lines for people. */

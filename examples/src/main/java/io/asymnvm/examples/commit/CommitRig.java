@@ -136,7 +136,7 @@ public final class CommitRig implements AutoCloseable {
                 .credentials(node.credentialsFile()).waitPolicy(waitPolicy).conclude();
         if (kind == FabricKind.TCP) {
             nvm = AsymNvm.connect(HOST, node.port(), FRONTEND_ID, options);
-            probeFabric = new TcpFabric(HOST, node.port());
+            probeFabric = new TcpFabric(HOST, node.port(), null, waitPolicy == WaitPolicy.Kind.SPIN);
             probe = probeFabric.connect();
         } else {
             nvm = AsymNvm.open(node.localFabric(), FRONTEND_ID, options);
@@ -240,6 +240,11 @@ public final class CommitRig implements AutoCloseable {
     /** Times the raw round trip's waiter parked its thread: 0 with {@link WaitPolicy.Kind#SPIN}. */
     public long probeParks() {
         return probe.counters().parks();
+    }
+
+    /** The tcp transport that runs ({@code epoll} or {@code nio}), or {@code local}. */
+    public String transport() {
+        return probeFabric == null ? "local" : probeFabric.transport();
     }
 
     public EngineStats stats() {

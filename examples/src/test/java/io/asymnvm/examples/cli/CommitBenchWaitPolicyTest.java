@@ -33,7 +33,7 @@ class CommitBenchWaitPolicyTest {
                 "--wait-policy", "spin", "--json");
         assertEquals(0, code, err.toString());
         String json = out.toString().strip();
-        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(json);
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(AsymNvmCliTest.withoutTransport(json, "tcp"));
         assertTrue(v.get("loopback_busy_rtt_us") > 0, json);
         assertEquals(v.get("commit_p50_us") / v.get("loopback_busy_rtt_us"), v.get("ratio_busy_rtt"), 0.01, json);
         double roundTrips = v.get("round_trips_per_commit");
@@ -46,7 +46,8 @@ class CommitBenchWaitPolicyTest {
         int code = execute("bench", "commit", "--fabric", "local", "--seconds", "1", "--warmup-seconds", "0",
                 "--wait-policy", "park", "--mirrors", "1", "--json");
         assertEquals(0, code, err.toString());
-        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(out.toString().strip());
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(
+                AsymNvmCliTest.withoutTransport(out.toString().strip(), "local"));
         assertEquals(1.0, v.get("mirrors"), v.toString());
         assertTrue(v.get("replication_ratio") > 0 && v.get("commits") > 0, v.toString());
         assertTrue(v.get("ratio_busy_rtt") > 0, v.toString());
@@ -57,7 +58,8 @@ class CommitBenchWaitPolicyTest {
         int code = execute("bench", "commit", "--fabric", "local", "--seconds", "1", "--warmup-seconds", "0",
                 "--no-busy-probe", "--json");
         assertEquals(0, code, err.toString());
-        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(out.toString().strip());
+        Map<String, Double> v = AsymNvmCliTest.parseFlatNumericObject(
+                AsymNvmCliTest.withoutTransport(out.toString().strip(), "local"));
         assertFalse(v.containsKey("loopback_busy_rtt_us") || v.containsKey("ratio_busy_rtt"), v.toString());
         assertTrue(v.get("commits") > 0, v.toString());
     }

@@ -2,7 +2,9 @@ package io.asymnvm.core.fabric.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.FileDescriptor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them; it drops to zero only after the loop handed the last one to the socket), so a direct write never overtakes
  * a queued one.
  *
- * <p>Plain connections only: with TLS every byte must pass the {@code SslHandler} in the pipeline.
+ * <p>Plain connections only: with TLS every byte must pass the {@code SslHandler} in the pipeline. Either transport
+ * ({@link TcpTransport}): NIO through the channel's {@code java.nio} socket, epoll through its file descriptor
+ * (direct buffers only: the native write takes the buffer's address).
  *
  * <p>Threads: {@link #write} under the caller's lock; the counter is also decremented on the event loop.
  */
@@ -40,6 +44,8 @@ final class DirectWriter {
 
     private final Channel channel;
     private final java.nio.channels.SocketChannel socket;
+    /** The epoll channel's socket (null on NIO or when direct writes are off). */
+    private final FileDescriptor fd;
     /** Frames handed to the event loop and not yet written by it. */
     private final AtomicInteger queued = new AtomicInteger();
     private long direct;
@@ -53,13 +59,19 @@ final class DirectWriter {
     }
 
     DirectWriter(Channel channel) {
-        this.channel = channel;
-        this.socket = channel instanceof DirectNioSocketChannel d ? d.socket() : null;
+        this(channel, ENABLED);
     }
 
-    /** Whether frames may be written directly (a plain NIO connection). */
+    /** {@code direct}: the posting thread may write (false with TLS, or when {@link #PROPERTY} turns it off). */
+    DirectWriter(Channel channel, boolean direct) {
+        this.channel = channel;
+        this.socket = direct && channel instanceof DirectNioSocketChannel d ? d.socket() : null;
+        this.fd = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
+    }
+
+    /** Whether frames may be written directly (a plain NIO or epoll connection). */
     static boolean supported(Channel channel) {
-        return channel instanceof DirectNioSocketChannel;
+        return channel instanceof DirectNioSocketChannel || channel instanceof EpollSocketChannel;
     }
 
     /**
@@ -67,12 +79,13 @@ final class DirectWriter {
      * socket takes it, else through the loop. Under the caller's lock that orders posts.
      */
     void write(ByteBuf frame) {
-        if (socket != null && queued.get() == 0 && frame.nioBufferCount() == 1) {
+        if ((socket != null || (fd != null && frame.isDirect())) && queued.get() == 0
+                && frame.nioBufferCount() == 1) {
             ByteBuffer nio = frame.nioBuffer();
             int zeros = 0;
             try {
                 while (nio.hasRemaining() && zeros < ZERO_WRITES_BEFORE_HAND_OFF) {
-                    if (socket.write(nio) == 0) {
+                    if (writeOnce(nio) == 0) {
                         zeros++;
                     }
                 }
@@ -89,6 +102,16 @@ final class DirectWriter {
             frame.skipBytes(nio.position()); // the view starts at the reader index
         }
         handOff(frame);
+    }
+
+    /** One non-blocking write from {@code nio}'s position; returns the bytes written (0: the socket is full). */
+    private int writeOnce(ByteBuffer nio) throws IOException {
+        if (socket != null) {
+            return socket.write(nio);
+        }
+        int n = fd.write(nio, nio.position(), nio.limit()); // 0 on EAGAIN; the position is not moved
+        nio.position(nio.position() + n);
+        return n;
     }
 
     private void handOff(ByteBuf frame) {

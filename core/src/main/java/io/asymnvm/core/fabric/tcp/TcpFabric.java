@@ -16,9 +16,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 
 import java.nio.ByteOrder;
@@ -37,7 +35,9 @@ public final class TcpFabric implements Fabric {
     private final String host;
     private final int port;
     private final TcpTls tls;
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final TcpTransport transport;
+    private final long loopSpinNanos;
+    private final EventLoopGroup group;
 
     public TcpFabric(String host, int port) {
         this(host, port, null);
@@ -45,6 +45,21 @@ public final class TcpFabric implements Fabric {
 
     /** With {@code tls} (client settings; null: plain tcp), each connection completes a TLS handshake first. */
     public TcpFabric(String host, int port, TcpTls tls) {
+        this(host, port, tls, false);
+    }
+
+    /**
+     * As {@link #TcpFabric(String, int, TcpTls)}; {@code spinningCallers}: the callers busy-poll their completions
+     * ({@link io.asymnvm.core.fabric.WaitPolicy.Kind#SPIN}), so the event loop that reads the replies polls too, for
+     * {@link TcpTransport#clientSpinNanos()} after its last event, instead of sleeping in {@code epoll_wait}
+     * between a request and its reply. The transport and the windows come from {@link TcpTransport#fromProperties()}.
+     */
+    public TcpFabric(String host, int port, TcpTls tls, boolean spinningCallers) {
+        this(host, port, tls, TcpTransport.fromProperties(), spinningCallers);
+    }
+
+    /** As above, on {@code transport}. */
+    public TcpFabric(String host, int port, TcpTls tls, TcpTransport transport, boolean spinningCallers) {
         if (tls != null && !tls.isClient()) {
             throw new IllegalArgumentException("server TLS settings given to a client");
         }
@@ -54,6 +69,19 @@ public final class TcpFabric implements Fabric {
         }
         this.host = host;
         this.port = port;
+        this.transport = java.util.Objects.requireNonNull(transport, "transport");
+        this.loopSpinNanos = spinningCallers ? transport.clientSpinNanos() : 0;
+        this.group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory(loopSpinNanos));
+    }
+
+    /** The transport that runs: {@code epoll} or {@code nio}. */
+    public String transport() {
+        return transport.name();
+    }
+
+    /** How long the reply-reading loop polls after its last event, in ns (0: it blocks at once). */
+    public long loopSpinNanos() {
+        return loopSpinNanos;
     }
 
     @Override
@@ -65,10 +93,10 @@ public final class TcpFabric implements Fabric {
     @Override
     public FabricConnection connect() {
         TcpConnection conn = new TcpConnection();
+        boolean direct = tls == null && DirectWriter.ENABLED;
         try {
             Channel ch = new Bootstrap().group(group)
-                    .channelFactory(tls == null && DirectWriter.ENABLED ? DirectWriter.DirectNioSocketChannel::new
-                            : NioSocketChannel::new) // plain: the posting thread writes (DirectWriter)
+                    .channelFactory(transport.clientChannel(direct)) // plain: the posting thread writes
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
                     .handler(new ChannelInitializer<SocketChannel>() {
@@ -85,7 +113,7 @@ public final class TcpFabric implements Fabric {
             if (tls != null) {
                 awaitHandshake(ch);
             }
-            conn.writer = new DirectWriter(ch);
+            conn.writer = new DirectWriter(ch, direct);
             conn.channel = ch;
             return conn;
         } catch (Exception e) {

@@ -8,8 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +36,7 @@ public final class TcpNicServer implements AutoCloseable {
     private final ThreadPoolExecutor workers;
     private final NicPipeline pipeline;
     private final TcpTls tls;
+    private final TcpTransport transport;
     private EventLoopGroup boss;
     private EventLoopGroup eventLoops;
     private Channel serverChannel;
@@ -58,6 +57,12 @@ public final class TcpNicServer implements AutoCloseable {
      * every connection runs through TLS first ({@link TcpTls}).
      */
     public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpServerLimits limits, TcpTls tls) {
+        this(nic, bindAddress, limits, tls, TcpTransport.fromProperties());
+    }
+
+    /** As above, on {@code transport} (the system properties' choice: {@link TcpTransport#fromProperties()}). */
+    public TcpNicServer(EmulatedNic nic, InetSocketAddress bindAddress, TcpServerLimits limits, TcpTls tls,
+                        TcpTransport transport) {
         if (tls != null && tls.isClient()) {
             throw new IllegalArgumentException("client TLS settings given to a server");
         }
@@ -68,17 +73,23 @@ public final class TcpNicServer implements AutoCloseable {
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("asymnvm-nic-worker", true));
         workers.allowCoreThreadTimeOut(true);
         this.pipeline = new NicPipeline(nic, limits, workers);
+        this.transport = java.util.Objects.requireNonNull(transport, "transport");
+    }
+
+    /** The transport that runs, and the loops' spin window. */
+    public TcpTransport transport() {
+        return transport;
     }
 
     /** Binds and starts serving; fails with a message naming the address if the port is taken. */
     public synchronized TcpNicServer start() {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory(0));
         eventLoops = new MultiThreadIoEventLoopGroup(limits.eventLoopThreads(), (java.util.concurrent.Executor) null,
-                pipeline.occupancy(), NioIoHandler.newFactory());
+                pipeline.occupancy(), transport.ioHandlerFactory(transport.serverSpinNanos()));
         try {
             serverChannel = new ServerBootstrap()
                     .group(boss, eventLoops)
-                    .channel(NioServerSocketChannel.class)
+                    .channel(transport.serverChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(childInitializer())
@@ -87,7 +98,7 @@ public final class TcpNicServer implements AutoCloseable {
             close();
             throw new IllegalArgumentException("cannot listen on " + bindAddress + ": " + e.getMessage(), e);
         }
-        LOG.info("emulated NIC listening on {} ({})", serverChannel.localAddress(), limits);
+        LOG.info("emulated NIC listening on {} ({}; {})", serverChannel.localAddress(), limits, transport);
         return this;
     }
 

@@ -7,9 +7,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import org.junit.jupiter.api.Test;
+import io.netty.channel.epoll.Epoll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.DataInputStream;
 import java.net.InetAddress;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link DirectWriter}: frames go to the socket from the posting thread while it takes them; once the peer stops
@@ -30,11 +32,14 @@ class DirectWriterTest {
     private static final int FRAME = 64 * 1024;
     private static final int MAX_FRAMES = 2_000; // 128 MiB: far more than any socket buffer
 
-    @Test
-    void shouldHandOffToTheEventLoopWhenTheSocketIsFullAndKeepTheOrder() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    @ParameterizedTest
+    @EnumSource(value = TcpTransport.Kind.class, names = {"EPOLL", "NIO"})
+    void shouldHandOffToTheEventLoopWhenTheSocketIsFullAndKeepTheOrder(TcpTransport.Kind kind) throws Exception {
+        assumeTrue(kind != TcpTransport.Kind.EPOLL || Epoll.isAvailable(), "native epoll does not load here");
+        TcpTransport transport = TcpTransport.of(kind, 0, 0);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory(0));
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Channel ch = new Bootstrap().group(group).channelFactory(DirectWriter.DirectNioSocketChannel::new)
+            Channel ch = new Bootstrap().group(group).channelFactory(transport.clientChannel(true))
                     .handler(new ChannelInboundHandlerAdapter())
                     .connect(server.getLocalSocketAddress()).syncUninterruptibly().channel();
             try (Socket peer = server.accept()) {
@@ -60,7 +65,7 @@ class DirectWriterTest {
                             | (got[3] & 0xFF)), "frame " + i + " arrives in posting order");
                     assertEquals((byte) i, got[FRAME - 1], "frame " + i + " arrives whole");
                 }
-                System.out.printf("direct writer: %d frames, %d direct, %d handed to the event loop%n", frames,
+                System.out.printf("direct writer (" + transport.name() + "): %d frames, %d direct, %d handed to the event loop%n", frames,
                         writer.direct(), writer.handedOff());
             } finally {
                 ch.close().syncUninterruptibly();
