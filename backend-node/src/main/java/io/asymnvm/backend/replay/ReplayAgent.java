@@ -34,13 +34,23 @@ import java.util.concurrent.locks.LockSupport;
 public final class ReplayAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplayAgent.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /** The unit of write-back: replayed heap ranges are persisted as whole 64-byte lines. */
+    /** The unit of write-back: heap ranges are persisted as whole 64-byte lines. */
     static final int CACHE_LINE = 64;
+    /**
+     * How long the agent's own thread leaves a redo batch that no FLUSH has persisted yet for that FLUSH to come
+     * (a SYNC commit's follows within a commit's time) before it persists the batch itself.
+     */
+    static final long FLUSH_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
 
     private final PersistentRegion region;
     private final long heapBase;
     private final FrontendLog[] logs;
     private final long[] cursors;
+    /** Per frontend: when the batch at the cursor was first found not yet flushed (0: not waiting). */
+    private final long[] waitingSince;
+    /** Whether this pass may leave an unflushed batch for its FLUSH (the agent's thread only), and whether it did. */
+    private boolean mayWait;
+    private boolean waited;
     private volatile ReplayGate gate;
     private final AtomicLong idlePasses = new AtomicLong();
     private final AtomicLong batchesApplied = new AtomicLong();
@@ -59,6 +69,7 @@ public final class ReplayAgent implements Runnable {
         this.logs = logs;
         this.gate = gate;
         this.cursors = new long[logs.length];
+        this.waitingSince = new long[logs.length];
         for (int i = 0; i < logs.length; i++) {
             cursors[i] = logs[i].checkpoint().redoHead();
         }
@@ -68,7 +79,17 @@ public final class ReplayAgent implements Runnable {
      * One pass over every frontend; returns how many batches were applied. Synchronized because
      * {@link #awaitReplayed()} may drain on the caller's thread while the agent's thread is starting.
      */
-    public synchronized int doWork() {
+    public int doWork() {
+        return pass(false);
+    }
+
+    /**
+     * One pass; with {@code mayWait} (the agent's thread), a batch no FLUSH has persisted yet is left for up to
+     * {@link #FLUSH_WAIT_NANOS} so that its FLUSH, not this pass, persists it (then {@link #waited} is set).
+     */
+    private synchronized int pass(boolean mayWait) {
+        this.mayWait = mayWait;
+        this.waited = false;
         gate.beginPass();
         int work = 0;
         for (int i = 0; i < logs.length; i++) {
@@ -90,7 +111,11 @@ public final class ReplayAgent implements Runnable {
             if (e.kind() == RingReader.Kind.PADDING) {
                 // durable before the batch after it is applied, like the batch itself (see apply): a restart
                 // replays from the checkpoint's head, and an unpersisted padding lost in a crash would stop it here
-                region.persist(reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
+                long at = reader.offsetOf(e.position());
+                if (!log.redoWrites().isDurable(at, LogRecordLayout.ALIGNMENT)) {
+                    region.persist(at, LogRecordLayout.ALIGNMENT);
+                }
+                log.redoWrites().release(at, LogRecordLayout.ALIGNMENT);
                 cursors[i] = e.next();
                 continue;
             }
@@ -116,7 +141,10 @@ public final class ReplayAgent implements Runnable {
         Checkpoint cp = log.checkpoint();
         long first = RedoBatchLayout.firstTxId(batch);
         long last = RedoBatchLayout.lastTxId(batch);
+        long at = log.redoReader().offsetOf(e.position());
+        long span = e.next() - e.position();
         if (last <= cp.appliedTxId()) {
+            log.redoWrites().release(at, span);
             return true; // re-posted copy of an already applied batch: nothing to do
         }
         if (first != cp.appliedTxId() + 1 || last < first) {
@@ -158,7 +186,22 @@ public final class ReplayAgent implements Runnable {
         // The batch must be durable before any of it reaches the heap: the frontend's WRITE of it is persisted
         // only by its next FLUSH, and a crash after some heap lines were written back but before the checkpoint
         // must find the batch again and replay it (re-executing its semantic records would apply them twice).
-        region.persist(log.redoReader().offsetOf(e.position()), batch.length);
+        // If a FLUSH already persisted exactly these bytes (the NIC saw the WRITE and then the FLUSH), persisting
+        // them again would only write the same lines back twice (issue 8 goal 7); otherwise (not flushed yet, a
+        // mirror, bytes found after a restart) persist them here.
+        if (!log.redoWrites().isDurable(at, span)) {
+            int f = log.frontendId();
+            long now = System.nanoTime();
+            if (mayWait && log.flushesTracked() && (waitingSince[f] == 0 || now - waitingSince[f] < FLUSH_WAIT_NANOS)) {
+                if (waitingSince[f] == 0) {
+                    waitingSince[f] = now;
+                }
+                waited = true;
+                return false; // the FLUSH that follows the frontend's WRITE signals this agent
+            }
+            region.persist(at, batch.length);
+        }
+        waitingSince[log.frontendId()] = 0;
         RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
             @Override
             public void write(long heapOffset, byte[] b, int dataOffset, int length) {
@@ -171,14 +214,15 @@ public final class ReplayAgent implements Runnable {
         });
         persistTouched(touched);
         log.advance(last, e.next(), RedoBatchLayout.semanticEnd(batch));
+        log.redoWrites().release(at, span);
         batchesApplied.incrementAndGet();
         return true;
     }
 
     /**
      * Persists the touched ranges, widened to whole cache lines (the unit a write-back moves, and what is counted)
-     * and merged where they share or abut a line, so each line is written back once. Widening to the page start,
-     * as before, wrote back (and counted) up to a page per small update (issue 8 goal 7).
+     * and merged where they share or abut a line, so each line is written back once. Widening to pages instead
+     * would write back, and count, up to a page per small update.
      */
     private void persistTouched(List<long[]> touched) {
         touched.sort((a, b) -> Long.compare(a[0], b[0]));
@@ -264,7 +308,7 @@ public final class ReplayAgent implements Runnable {
         while (running) {
             int work;
             try {
-                work = doWork();
+                work = pass(true);
             } catch (RuntimeException ex) {
                 LOG.error("replayer pass failed", ex);
                 work = 0;
@@ -275,7 +319,9 @@ public final class ReplayAgent implements Runnable {
                 running = false;
                 return;
             }
-            if (work == 0) {
+            if (work == 0 && waited) {
+                LockSupport.parkNanos(this, FLUSH_WAIT_NANOS / 4); // not idle: a batch waits for its FLUSH
+            } else if (work == 0) {
                 idlePasses.incrementAndGet();
                 LockSupport.parkNanos(this, IDLE_PARK_NANOS);
             }
