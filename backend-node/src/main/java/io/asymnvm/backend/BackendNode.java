@@ -133,9 +133,6 @@ public final class BackendNode implements AutoCloseable {
                         mirror ? null : logs[f].semanticWrites());
                 regions.register(RegionIds.redo(f), region, sb.redoRingOf(f), sb.redoRingCapacity(),
                         replayer::signal, mirror ? null : logs[f].redoWrites());
-                if (!mirror) {
-                    logs[f].trackFlushes(replayer::signal); // a batch the replayer waits for became durable
-                }
             }
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());

@@ -37,7 +37,6 @@ public final class FrontendLog {
      */
     private final WriteDurability semanticWrites = new WriteDurability();
     private final WriteDurability redoWrites = new WriteDurability();
-    private volatile boolean flushesTracked;
     /** Where the redo ring's valid records ended at a start after an unclean shutdown (-1: clean start). */
     private volatile long crashTail = -1;
 
@@ -71,20 +70,6 @@ public final class FrontendLog {
 
     public Checkpoint checkpoint() {
         return checkpoint;
-    }
-
-    /**
-     * Declares that the rings' windows are registered with {@link #semanticWrites()} and {@link #redoWrites()}
-     * (a backend, not a mirror), so a FLUSH will report the redo it persisted: {@code onRedoFlushed} runs then.
-     */
-    public void trackFlushes(Runnable onRedoFlushed) {
-        redoWrites.onPersisted(onRedoFlushed);
-        flushesTracked = true;
-    }
-
-    /** Whether FLUSHes report what they persisted of this frontend's rings ({@link #trackFlushes}). */
-    public boolean flushesTracked() {
-        return flushesTracked;
     }
 
     /** The durability of the frontend's WRITEs into its semantic ring, for the ring's window registration. */

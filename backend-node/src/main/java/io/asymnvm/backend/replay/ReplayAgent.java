@@ -36,21 +36,13 @@ public final class ReplayAgent implements Runnable {
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The unit of write-back: heap ranges are persisted as whole 64-byte lines. */
     static final int CACHE_LINE = 64;
-    /**
-     * How long the agent's own thread leaves a redo batch that no FLUSH has persisted yet for that FLUSH to come
-     * (a SYNC commit's follows within a commit's time) before it persists the batch itself.
-     */
-    static final long FLUSH_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
 
     private final PersistentRegion region;
     private final long heapBase;
     private final FrontendLog[] logs;
     private final long[] cursors;
-    /** Per frontend: when the batch at the cursor was first found not yet flushed (0: not waiting). */
-    private final long[] waitingSince;
-    /** Whether this pass may leave an unflushed batch for its FLUSH (the agent's thread only), and whether it did. */
-    private boolean mayWait;
-    private boolean waited;
+
     private volatile ReplayGate gate;
     private final AtomicLong idlePasses = new AtomicLong();
     private final AtomicLong batchesApplied = new AtomicLong();
@@ -69,7 +61,6 @@ public final class ReplayAgent implements Runnable {
         this.logs = logs;
         this.gate = gate;
         this.cursors = new long[logs.length];
-        this.waitingSince = new long[logs.length];
         for (int i = 0; i < logs.length; i++) {
             cursors[i] = logs[i].checkpoint().redoHead();
         }
@@ -79,17 +70,7 @@ public final class ReplayAgent implements Runnable {
      * One pass over every frontend; returns how many batches were applied. Synchronized because
      * {@link #awaitReplayed()} may drain on the caller's thread while the agent's thread is starting.
      */
-    public int doWork() {
-        return pass(false);
-    }
-
-    /**
-     * One pass; with {@code mayWait} (the agent's thread), a batch no FLUSH has persisted yet is left for up to
-     * {@link #FLUSH_WAIT_NANOS} so that its FLUSH, not this pass, persists it (then {@link #waited} is set).
-     */
-    private synchronized int pass(boolean mayWait) {
-        this.mayWait = mayWait;
-        this.waited = false;
+    public synchronized int doWork() {
         gate.beginPass();
         int work = 0;
         for (int i = 0; i < logs.length; i++) {
@@ -190,18 +171,8 @@ public final class ReplayAgent implements Runnable {
         // them again would only write the same lines back twice (issue 8 goal 7); otherwise (not flushed yet, a
         // mirror, bytes found after a restart) persist them here.
         if (!log.redoWrites().isDurable(at, span)) {
-            int f = log.frontendId();
-            long now = System.nanoTime();
-            if (mayWait && log.flushesTracked() && (waitingSince[f] == 0 || now - waitingSince[f] < FLUSH_WAIT_NANOS)) {
-                if (waitingSince[f] == 0) {
-                    waitingSince[f] = now;
-                }
-                waited = true;
-                return false; // the FLUSH that follows the frontend's WRITE signals this agent
-            }
             region.persist(at, batch.length);
         }
-        waitingSince[log.frontendId()] = 0;
         RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
             @Override
             public void write(long heapOffset, byte[] b, int dataOffset, int length) {
@@ -308,7 +279,7 @@ public final class ReplayAgent implements Runnable {
         while (running) {
             int work;
             try {
-                work = pass(true);
+                work = doWork();
             } catch (RuntimeException ex) {
                 LOG.error("replayer pass failed", ex);
                 work = 0;
@@ -319,9 +290,7 @@ public final class ReplayAgent implements Runnable {
                 running = false;
                 return;
             }
-            if (work == 0 && waited) {
-                LockSupport.parkNanos(this, FLUSH_WAIT_NANOS / 4); // not idle: a batch waits for its FLUSH
-            } else if (work == 0) {
+            if (work == 0) {
                 idlePasses.incrementAndGet();
                 LockSupport.parkNanos(this, IDLE_PARK_NANOS);
             }

@@ -45,12 +45,6 @@ public final class WriteDurability {
     private final List<Write> writes = new ArrayList<>();
     private long completed;
     private long overflows;
-    private volatile Runnable onPersisted;
-
-    /** Runs {@code listener} after each FLUSH that persisted a range of this window (e.g. wakes the replayer). */
-    public void onPersisted(Runnable listener) {
-        this.onPersisted = listener;
-    }
 
     /** The NIC is about to store {@code [at, at + length)} of the backing region. */
     public synchronized void storing(long at, long length) {
@@ -81,18 +75,12 @@ public final class WriteDurability {
      * A FLUSH persisted {@code [at, at + length)}, having started after store number {@code upTo} completed:
      * every write inside the range completed by then is durable.
      */
-    public void persisted(long at, long length, long upTo) {
-        synchronized (this) {
-            long to = at + length;
-            for (Write w : writes) {
-                if (w.from >= at && w.to <= to && w.seq > 0 && w.seq <= upTo) {
-                    w.persisted = true;
-                }
+    public synchronized void persisted(long at, long length, long upTo) {
+        long to = at + length;
+        for (Write w : writes) {
+            if (w.from >= at && w.to <= to && w.seq > 0 && w.seq <= upTo) {
+                w.persisted = true;
             }
-        }
-        Runnable r = onPersisted;
-        if (r != null) {
-            r.run();
         }
     }
 

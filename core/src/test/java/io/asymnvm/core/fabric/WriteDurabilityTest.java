@@ -79,14 +79,4 @@ class WriteDurabilityTest {
         assertEquals(1, d.overflows());
         assertFalse(d.isDurable(0, 64), "forgotten after the overflow: callers persist themselves");
     }
-
-    @Test
-    void shouldTellItsListenerAfterAPersist() {
-        WriteDurability d = new WriteDurability();
-        int[] calls = new int[1];
-        d.onPersisted(() -> calls[0]++);
-        write(d, 0, 64);
-        flush(d, 0, 64);
-        assertEquals(1, calls[0]);
-    }
 }
