@@ -39,6 +39,11 @@ public final class FrontendLog {
     private final WriteDurability redoWrites = new WriteDurability();
     /** Where the redo ring's valid records ended at a start after an unclean shutdown (-1: clean start). */
     private volatile long crashTail = -1;
+    /**
+     * The last transaction of the newest batch the replayer began to store into the heap (0: none since the start);
+     * ahead of the checkpoint's {@code appliedTxId} from the first heap store of a batch until its checkpoint.
+     */
+    private volatile long heapStoredTxId;
 
     public FrontendLog(int frontendId, PersistentRegion region, Superblock sb) {
         this.frontendId = frontendId;
@@ -149,6 +154,28 @@ public final class FrontendLog {
             region.persist(at, length);
         }
         semanticWrites.release(at, length);
+    }
+
+    /**
+     * The replayer is about to store the batch ending with transaction {@code lastTxId} into the heap (replayer
+     * thread only). Published before the first store, with a store-store fence, so a reader of the heap that saw
+     * any of the batch's bytes and then calls {@link #heapStoredTxId()} (after a load-load fence) sees it.
+     */
+    public void heapStoring(long lastTxId) {
+        heapStoredTxId = lastTxId;
+        java.lang.invoke.VarHandle.storeStoreFence();
+    }
+
+    /**
+     * How far the heap may be ahead of the checkpoint: the last transaction of any batch whose heap stores began,
+     * or the checkpoint's {@code appliedTxId} if that is later. A fuzzy copy of the heap (a mirror's image copy)
+     * may hold bytes of every transaction up to this value, read after the copy's last heap read; the redo of
+     * those beyond the checkpoint is not yet shippable (MirrorShipper: the mirror is in sync only once it applied
+     * them).
+     */
+    public long heapStoredTxId() {
+        java.lang.invoke.VarHandle.loadLoadFence();
+        return Math.max(heapStoredTxId, checkpoint.appliedTxId());
     }
 
     /** Atomically advances the checkpoint (double-buffered slot, persisted). Replayer thread only. */

@@ -173,6 +173,9 @@ public final class ReplayAgent implements Runnable {
         if (!log.redoWrites().isDurable(at, span)) {
             region.persist(at, batch.length);
         }
+        // from here the heap may hold this batch's bytes before the checkpoint says so: a mirror's fuzzy image
+        // copy must then wait for this batch's redo before it calls itself in sync (MirrorShipper#copy)
+        log.heapStoring(last);
         RedoBatchLayout.forEachEntry(batch, new RedoBatchLayout.EntryVisitor() {
             @Override
             public void write(long heapOffset, byte[] b, int dataOffset, int length) {
