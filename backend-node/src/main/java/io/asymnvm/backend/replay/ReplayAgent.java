@@ -2,6 +2,7 @@ package io.asymnvm.backend.replay;
 
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.fabric.WriteDurability;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RedoBatchLayout;
@@ -92,11 +93,7 @@ public final class ReplayAgent implements Runnable {
             if (e.kind() == RingReader.Kind.PADDING) {
                 // durable before the batch after it is applied, like the batch itself (see apply): a restart
                 // replays from the checkpoint's head, and an unpersisted padding lost in a crash would stop it here
-                long at = reader.offsetOf(e.position());
-                if (!log.redoWrites().isDurable(at, LogRecordLayout.ALIGNMENT)) {
-                    region.persist(at, LogRecordLayout.ALIGNMENT);
-                }
-                log.redoWrites().release(at, LogRecordLayout.ALIGNMENT);
+                persistUnlessDurable(log, reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
                 cursors[i] = e.next();
                 continue;
             }
@@ -169,10 +166,8 @@ public final class ReplayAgent implements Runnable {
         // must find the batch again and replay it (re-executing its semantic records would apply them twice).
         // If a FLUSH already persisted exactly these bytes (the NIC saw the WRITE and then the FLUSH), persisting
         // them again would only write the same lines back twice (issue 8 goal 7); otherwise (not flushed yet, a
-        // mirror, bytes found after a restart) persist them here.
-        if (!log.redoWrites().isDurable(at, span)) {
-            region.persist(at, batch.length);
-        }
+        // mirror, bytes found after a restart) persist them here, and the FLUSH that follows skips them.
+        persistUnlessDurable(log, at, span);
         // from here the heap may hold this batch's bytes before the checkpoint says so: a mirror's fuzzy image
         // copy must then wait for this batch's redo before it calls itself in sync (MirrorShipper#copy)
         log.heapStoring(last);
@@ -188,9 +183,24 @@ public final class ReplayAgent implements Runnable {
         });
         persistTouched(touched);
         log.advance(last, e.next(), RedoBatchLayout.semanticEnd(batch));
-        log.redoWrites().release(at, span);
         batchesApplied.incrementAndGet();
         return true;
+    }
+
+    /**
+     * Makes a redo ring entry {@code [at, at + span)} durable before anything depends on it: nothing to do if a FLUSH
+     * already persisted the frontend's WRITE of it; else persisted here (the whole aligned span, the unit the
+     * frontend writes), and the NIC told so, so that the FLUSH following the WRITE does not persist it again. The
+     * entry is then released: the replayer does not ask about it again.
+     */
+    private void persistUnlessDurable(FrontendLog log, long at, long span) {
+        WriteDurability writes = log.redoWrites();
+        if (!writes.isDurable(at, span)) {
+            long upTo = writes.completed();
+            region.persist(at, span);
+            writes.persisted(at, span, upTo);
+        }
+        writes.release(at, span);
     }
 
     /**

@@ -89,6 +89,42 @@ class PersistOnceTest {
         }
     }
 
+    /**
+     * The usual order on a busy backend: the replayer sees the batch the moment the WRITE lands and persists it
+     * before the frontend's FLUSH arrives; that FLUSH finds the batch durable and does not persist it again, while
+     * a write the replayer did not persist is persisted by the same FLUSH.
+     */
+    @Test
+    void shouldNotPersistAgainInTheFlushABatchTheReplayerPersisted() {
+        PersistCountingRegion region = countingRegion();
+        try (BackendNode node = start(region); FabricConnection c = node.localFabric().connect()) {
+            attach(c, 0);
+            long at = grantSlab(c)[1] + 1024;
+            byte[] data = bytes(700, 9);
+            byte[] record = batch().write(at, data).commit(1).seal(0, 0);
+            long redoBefore = region.persistedBytes(Kind.REDO);
+            writeRedo(c, 0, 0, record);
+            node.awaitReplayed(); // persisted by the replayer: no FLUSH yet
+            assertEquals(1, checkpoint(c, 0).appliedTxId());
+            assertEquals(record.length, region.persistedBytes(Kind.REDO) - redoBefore, "the replayer persisted it");
+            c.flush(0, false).await();
+            assertEquals(record.length, region.persistedBytes(Kind.REDO) - redoBefore,
+                    "the FLUSH found the batch durable: persisted once");
+            assertEquals(0, node.frontendLog(0).redoWrites().size(), "released and flushed: forgotten");
+
+            byte[] next = batch().write(at, bytes(100, 10)).commit(2).seal(record.length, 0);
+            node.betweenBatches(() -> {
+                writeRedo(c, 0, record.length, next);
+                c.flush(0, false).await(); // before the replayer: this FLUSH persists it
+            });
+            assertEquals(record.length + next.length, region.persistedBytes(Kind.REDO) - redoBefore);
+            node.awaitReplayed();
+            assertEquals(2, checkpoint(c, 0).appliedTxId());
+            assertEquals(record.length + next.length, region.persistedBytes(Kind.REDO) - redoBefore,
+                    "each batch persisted once, by whoever came first");
+        }
+    }
+
     @Test
     void shouldPersistTouchedHeapLinesNotPages() {
         PersistCountingRegion region = countingRegion();

@@ -12,18 +12,25 @@ import java.util.List;
  *
  * <h2>Protocol</h2>
  * The NIC calls {@link #storing} before it stores a WRITE's bytes and {@link #stored} once they are stored (that
- * numbers the write in completion order); a FLUSH takes {@link #completed()} before it persists a range and calls
- * {@link #persisted} after: only writes whose store had completed before the persist started are marked durable.
- * A range is durable only if persisted writes cover every byte of it and no write into it is pending or was stored
- * after its persist, so a later re-write of the same bytes (a re-posted batch) makes the range not durable again
- * until the next FLUSH.
+ * numbers the write in completion order). Whoever persists a range (a FLUSH, or the node itself, e.g. the replayer
+ * persisting a batch no FLUSH had covered yet) takes {@link #completed()} before it persists and calls
+ * {@link #flushed} (a FLUSH) or {@link #persisted} (the node) after: only writes whose store had completed before
+ * the persist started are marked durable. A range is durable only if persisted writes cover every byte of it and
+ * no write into it is pending or was stored after its persist, so a later re-write of the same bytes (a re-posted
+ * batch) makes the range not durable again until it is persisted again.
+ *
+ * <h2>Each byte persisted once, whichever comes first</h2>
+ * A FLUSH that finds its range already durable (the replayer was faster and persisted the batch) skips its persist,
+ * and the replayer skips a batch a FLUSH already persisted. So a write is remembered until both happened: the node
+ * {@link #release}s it (it will not ask again) and a FLUSH covered it; then it is forgotten.
  *
  * <h2>Conservative by construction</h2>
  * Knowledge only ever says "durable" for bytes this NIC stored and then persisted in this incarnation: after a
  * restart, for bytes written any other way (a mirror's shipping, a recovery), or when the record of writes
- * overflowed ({@value #MAX_WRITES} writes not yet released; everything is then forgotten), the answer is "not
- * known durable" and the caller persists as before. Callers {@link #release} ranges they are done with (applied
- * batches, records behind the durable watermark). Thread-safe (NIC threads and the replayer).
+ * overflowed ({@value #MAX_WRITES} writes remembered; everything is then forgotten), the answer is "not known
+ * durable" and the caller persists as before. Every store into a window that has a WriteDurability goes through
+ * {@link #storing} (EmulatedNic), which is what keeps a remembered persisted write true. Thread-safe (NIC threads
+ * and the replayer).
  */
 public final class WriteDurability {
     /** Writes remembered at most; beyond it the record is dropped (callers then persist themselves). */
@@ -35,6 +42,10 @@ public final class WriteDurability {
         /** Completion number once stored, 0 while the store is in progress. */
         long seq;
         boolean persisted;
+        /** A FLUSH covered it (persisted it, or found it durable). */
+        boolean flushed;
+        /** The node will not ask about it again. */
+        boolean released;
 
         Write(long from, long to) {
             this.from = from;
@@ -72,14 +83,28 @@ public final class WriteDurability {
     }
 
     /**
-     * A FLUSH persisted {@code [at, at + length)}, having started after store number {@code upTo} completed:
-     * every write inside the range completed by then is durable.
+     * The node persisted {@code [at, at + length)} itself, having started after store number {@code upTo}
+     * completed: every write inside the range completed by then is durable (a later FLUSH of it need not persist).
      */
     public synchronized void persisted(long at, long length, long upTo) {
+        mark(at, length, upTo, false);
+    }
+
+    /**
+     * A FLUSH made {@code [at, at + length)} durable (persisted it, or found it {@link #isDurable} and skipped it),
+     * having started after store number {@code upTo} completed. Writes inside it the node released are forgotten.
+     */
+    public synchronized void flushed(long at, long length, long upTo) {
+        mark(at, length, upTo, true);
+        writes.removeIf(w -> w.flushed && w.released);
+    }
+
+    private void mark(long at, long length, long upTo, boolean flush) {
         long to = at + length;
         for (Write w : writes) {
             if (w.from >= at && w.to <= to && w.seq > 0 && w.seq <= upTo) {
                 w.persisted = true;
+                w.flushed |= flush;
             }
         }
     }
@@ -111,10 +136,18 @@ public final class WriteDurability {
         return length > 0 && reached >= to;
     }
 
-    /** Forgets the writes inside {@code [at, at + length)} (the caller no longer asks about them). */
+    /**
+     * The node no longer asks about the writes inside {@code [at, at + length)}: those a FLUSH covered are
+     * forgotten, the others once a FLUSH covers them ({@link #flushed}), so that it can skip what the node persisted.
+     */
     public synchronized void release(long at, long length) {
         long to = at + length;
-        writes.removeIf(w -> w.from >= at && w.to <= to);
+        for (Write w : writes) {
+            if (w.from >= at && w.to <= to) {
+                w.released = true;
+            }
+        }
+        writes.removeIf(w -> w.flushed && w.released);
     }
 
     /** How often the record overflowed and was dropped. */

@@ -17,7 +17,7 @@ class WriteDurabilityTest {
 
     private static void flush(WriteDurability d, long at, long length) {
         long upTo = d.completed();
-        d.persisted(at, length, upTo);
+        d.flushed(at, length, upTo);
     }
 
     @Test
@@ -55,7 +55,7 @@ class WriteDurabilityTest {
         long upTo = d.completed(); // the FLUSH starts persisting here
         d.storing(64, 64);         // a store lands while it persists
         d.stored(64, 64);
-        d.persisted(0, 128, upTo);
+        d.flushed(0, 128, upTo);
         assertTrue(d.isDurable(0, 64));
         assertFalse(d.isDurable(64, 64), "stored after the persist began");
         d.storing(0, 64);          // in progress: never durable until stored and flushed
@@ -78,5 +78,28 @@ class WriteDurabilityTest {
         write(d, 1 << 30, 64); // one too many: the record is dropped
         assertEquals(1, d.overflows());
         assertFalse(d.isDurable(0, 64), "forgotten after the overflow: callers persist themselves");
+    }
+
+    /** The replayer persists a batch before the FLUSH that follows its WRITE: that FLUSH finds it durable. */
+    @Test
+    void shouldRememberWhatTheNodePersistedUntilAFlushCoveredIt() {
+        WriteDurability d = new WriteDurability();
+        write(d, 0, 128);
+        long upTo = d.completed();
+        d.persisted(0, 128, upTo); // the replayer, before the FLUSH
+        d.release(0, 128);         // and applied the batch: it will not ask again
+        assertTrue(d.isDurable(0, 128), "released by the node, not yet covered by a FLUSH: still known");
+        assertEquals(1, d.size());
+        flush(d, 0, 128);          // the FLUSH finds it durable (EmulatedNic skips its persist) and covers it
+        assertEquals(0, d.size(), "released and flushed: forgotten");
+        assertFalse(d.isDurable(0, 128));
+
+        write(d, 256, 64);
+        long before = d.completed();
+        d.storing(320, 64);         // stored after the node's persist began
+        d.stored(320, 64);
+        d.persisted(256, 128, before);
+        assertTrue(d.isDurable(256, 64));
+        assertFalse(d.isDurable(256, 128), "the later store is not durable: the FLUSH must persist it");
     }
 }
