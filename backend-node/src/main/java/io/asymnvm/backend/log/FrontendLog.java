@@ -153,7 +153,7 @@ public final class FrontendLog {
         if (!semanticWrites.isDurable(at, length)) {
             region.persist(at, length);
         }
-        semanticWrites.release(at, length);
+        semanticWrites.forget(at, length); // the FLUSH that stamps them came first: no later one asks
     }
 
     /**

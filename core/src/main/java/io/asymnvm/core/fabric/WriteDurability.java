@@ -150,6 +150,15 @@ public final class WriteDurability {
         writes.removeIf(w -> w.flushed && w.released);
     }
 
+    /**
+     * Forgets the writes inside {@code [at, at + length)} at once, whether or not a FLUSH covered them (the node
+     * persisted them after their FLUSH, or never will ask: no later FLUSH needs to know).
+     */
+    public synchronized void forget(long at, long length) {
+        long to = at + length;
+        writes.removeIf(w -> w.from >= at && w.to <= to);
+    }
+
     /** How often the record overflowed and was dropped. */
     public synchronized long overflows() {
         return overflows;

@@ -101,5 +101,8 @@ class WriteDurabilityTest {
         d.persisted(256, 128, before);
         assertTrue(d.isDurable(256, 64));
         assertFalse(d.isDurable(256, 128), "the later store is not durable: the FLUSH must persist it");
+        d.forget(256, 128);         // semantic records persisted after their FLUSH: no later FLUSH asks
+        assertEquals(0, d.size());
+        assertFalse(d.isDurable(256, 64));
     }
 }
