@@ -3,6 +3,7 @@ package io.asymnvm.backend.log;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 
+import io.asymnvm.core.fabric.WriteDurability;
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
@@ -30,8 +31,19 @@ public final class FrontendLog {
     private volatile Checkpoint checkpoint;
     private volatile String fault;
     private volatile RingDamage quarantine;
+    /**
+     * What the NIC's FLUSHes persisted of the frontend's WRITEs into each ring (registered with the rings' windows on
+     * a backend; on a mirror nothing is registered, so nothing is known durable and everything is persisted here).
+     */
+    private final WriteDurability semanticWrites = new WriteDurability();
+    private final WriteDurability redoWrites = new WriteDurability();
     /** Where the redo ring's valid records ended at a start after an unclean shutdown (-1: clean start). */
     private volatile long crashTail = -1;
+    /**
+     * The last transaction of the newest batch the replayer began to store into the heap (0: none since the start);
+     * ahead of the checkpoint's {@code appliedTxId} from the first heap store of a batch until its checkpoint.
+     */
+    private volatile long heapStoredTxId;
 
     public FrontendLog(int frontendId, PersistentRegion region, Superblock sb) {
         this.frontendId = frontendId;
@@ -63,6 +75,16 @@ public final class FrontendLog {
 
     public Checkpoint checkpoint() {
         return checkpoint;
+    }
+
+    /** The durability of the frontend's WRITEs into its semantic ring, for the ring's window registration. */
+    public WriteDurability semanticWrites() {
+        return semanticWrites;
+    }
+
+    /** The durability of the frontend's WRITEs into its redo ring (the replayer skips persisting durable batches). */
+    public WriteDurability redoWrites() {
+        return redoWrites;
     }
 
     public RingReader redoReader() {
@@ -114,10 +136,46 @@ public final class FrontendLog {
         long from = semantic.offsetOf(start);
         long length = requested - start;
         long first = Math.min(length, semantic.capacity() - (from - semantic.offsetOf(0)));
-        region.persist(from, first);
+        persistUnlessFlushed(from, first);
         if (first < length) {
-            region.persist(semantic.offsetOf(0), length - first);
+            persistUnlessFlushed(semantic.offsetOf(0), length - first);
         }
+    }
+
+    /**
+     * Persists semantic-ring bytes unless this FLUSH (or an earlier one) already persisted exactly what is stored
+     * there, the usual case: the committing frontend's FLUSH persists the records it wrote just before it admits
+     * the stamp, and writing them back a second time is amplification only (issue 8 goal 7). Records written by
+     * an earlier session, or by any other path, are persisted here. Behind the watermark they are never asked
+     * about again, so their knowledge is released.
+     */
+    private void persistUnlessFlushed(long at, long length) {
+        if (!semanticWrites.isDurable(at, length)) {
+            region.persist(at, length);
+        }
+        semanticWrites.forget(at, length); // the FLUSH that stamps them came first: no later one asks
+    }
+
+    /**
+     * The replayer is about to store the batch ending with transaction {@code lastTxId} into the heap (replayer
+     * thread only). Published before the first store, with a store-store fence, so a reader of the heap that saw
+     * any of the batch's bytes and then calls {@link #heapStoredTxId()} (after a load-load fence) sees it.
+     */
+    public void heapStoring(long lastTxId) {
+        heapStoredTxId = lastTxId;
+        java.lang.invoke.VarHandle.storeStoreFence();
+    }
+
+    /**
+     * How far the heap may be ahead of the checkpoint: the last transaction of any batch whose heap stores began,
+     * or the checkpoint's {@code appliedTxId} if that is later. A fuzzy copy of the heap (a mirror's image copy)
+     * may hold bytes of every transaction up to this value, read after the copy's last heap read; the redo of
+     * those beyond the checkpoint is not yet shippable (MirrorShipper: the mirror is in sync only once it applied
+     * them).
+     */
+    public long heapStoredTxId() {
+        java.lang.invoke.VarHandle.loadLoadFence();
+        return Math.max(heapStoredTxId, checkpoint.appliedTxId());
     }
 
     /** Atomically advances the checkpoint (double-buffered slot, persisted). Replayer thread only. */
