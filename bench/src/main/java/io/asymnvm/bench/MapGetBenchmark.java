@@ -49,6 +49,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * java -cp "bench/target/classes:bench/target/lib/*" org.openjdk.jmh.Main MapGetBenchmark -prof gc
  * java -cp "bench/target/classes:bench/target/lib/*" org.openjdk.jmh.Main MapGetBenchmark -prof gc -t 2
  * </pre>
+ * {@code persistentGetTwoThreads} runs the persistent get on two threads in the same run (without {@code -t}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -163,6 +164,16 @@ public class MapGetBenchmark {
             throw new IllegalStateException("a loaded key is missing");
         }
         return value;
+    }
+
+    /**
+     * The same get from two threads at once (issue 8 goal 2: read-only work on two cores, ≥ 1.7x one thread); its
+     * score is the two threads' sum, so {@code persistentGetTwoThreads / persistentGet} of one run is the scaling.
+     */
+    @Benchmark
+    @Threads(2)
+    public String persistentGetTwoThreads(Cursor cursor) {
+        return persistentGet(cursor);
     }
 
     /** The volatile baseline: TreeMap behind a ReentrantLock (B+tree), or ConcurrentHashMap (hash map). */

@@ -4,6 +4,7 @@ import io.asymnvm.frontend.roots.RootDirectory;
 import io.asymnvm.structures.codec.Codecs;
 import io.asymnvm.structures.codec.KeyCodec;
 import io.asymnvm.structures.codec.ValueCodec;
+import io.asymnvm.structures.layout.NodePageLayout;
 import io.asymnvm.structures.layout.StructureHeaderLayout;
 
 import java.nio.charset.StandardCharsets;
@@ -71,36 +72,65 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         session.describe(describe());
         long cached = cachedRoot;
         if (name != null && cached != 0) {
+            Block shared = sharedRoot(session, cached);
+            if (shared != null) {
+                return shared;
+            }
             // read the block straight from the transaction, kept by the session only once its header carries the
             // name: if the cached root is stale, resolving may create the structure at this very address within
             // this transaction, and the session must not hold the stale bytes then
             byte[] block = session.tx.read(cached, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
             if (carriesName(block, cached)) {
                 Block root = session.adopt(cached, block);
-                StructureHeader.check(root.bytes, cached, type, keyCodec, valueCodec);
+                StructureHeader.check(root.bytesFromZero(), cached, type, keyCodec, valueCodec);
                 return root;
             }
             cachedRoot = 0; // created by a transaction that aborted, or reused: resolve again
         }
         long address = rootAddress();
         Block root = session.load(address, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
+        byte[] image = root.bytesFromZero();
         if (name != null) {
             // the root directory led here: a missing header is damage, not a wrong address passed by the caller
             try {
-                StructureHeaderLayout.checkHeader(root.bytes, address);
+                StructureHeaderLayout.checkHeader(image, address);
             } catch (IllegalArgumentException damaged) {
                 throw new StructureCorruptException(session.structure(), address, "root block header",
                         "magic 0x" + Long.toHexString(StructureHeaderLayout.MAGIC) + " and format version "
                                 + StructureHeaderLayout.FORMAT_VERSION, "magic 0x"
-                                + Long.toHexString(StructureHeaderLayout.magic(root.bytes)) + " and format version "
-                                + StructureHeaderLayout.formatVersion(root.bytes), damaged);
+                                + Long.toHexString(StructureHeaderLayout.magic(image)) + " and format version "
+                                + StructureHeaderLayout.formatVersion(image), damaged);
             }
         }
-        StructureHeader.check(root.bytes, address, type, keyCodec, valueCodec);
+        StructureHeader.check(image, address, type, keyCodec, valueCodec);
         if (name != null) {
             cachedRoot = address;
         }
         return root;
+    }
+
+    /**
+     * The cached root read without a copy (issue 8 goal 1: every operation opens its root): the page holding it,
+     * shared by the transaction, if the block lies inside one page and its header there carries this handle's
+     * name, type and codecs (compared in place); else null, and {@link #openRoot} reads it the checking way,
+     * which also reports what does not match.
+     */
+    private Block sharedRoot(Session session, long cached) {
+        int inPage = (int) (cached % NodePageLayout.NODE_SIZE);
+        if (inPage > NodePageLayout.NODE_SIZE - StructureHeaderLayout.ROOT_BLOCK_LENGTH) {
+            return null;
+        }
+        byte[] page;
+        try {
+            page = session.tx.readShared(cached - inPage, NodePageLayout.NODE_SIZE);
+        } catch (IllegalArgumentException outside) {
+            return null; // the page reaches past the heap's end: the checking way reads only the block
+        }
+        if (page.length != NodePageLayout.NODE_SIZE || !StructureHeaderLayout.describes(page, inPage, nameBytes,
+                type.id(), keyCodec.id(), valueCodec.id())) {
+            return null;
+        }
+        return session.adoptSlice(cached, page, inPage, StructureHeaderLayout.ROOT_BLOCK_LENGTH);
     }
 
     /**

@@ -38,8 +38,14 @@ final class BTreeCore implements MapCore {
     final Session session;
     final Block root;
     private final NodePool pool;
-    private final Block[] path = new Block[BTreeLayout.MAX_HEIGHT];
-    private final int[] pathIndex = new int[BTreeLayout.MAX_HEIGHT];
+    /**
+     * The last descent's nodes and child indices, by depth; sized to the tree's height at the descent (a get of a
+     * height-3 tree allocates 2 x 3 slots, not 2 x {@value BTreeLayout#MAX_HEIGHT}).
+     */
+    private Block[] path = NO_PATH;
+    private int[] pathIndex = NO_PATH_INDEX;
+    private static final Block[] NO_PATH = new Block[0];
+    private static final int[] NO_PATH_INDEX = new int[0];
 
     BTreeCore(Session session, Block root) {
         this.session = session;
@@ -125,9 +131,18 @@ final class BTreeCore implements MapCore {
         return i >= 0 ? i + 1 : -i - 1;
     }
 
+    /** Makes the path arrays hold at least {@code height} levels. */
+    private void pathFor(int height) {
+        if (path.length < height) {
+            path = new Block[height];
+            pathIndex = new int[height];
+        }
+    }
+
     /** Descends to the leaf of {@code key}, recording the path; returns the leaf. */
     NodePage descend(byte[] key) {
         int h = height();
+        pathFor(h);
         long at = rootNode();
         for (int d = 0; d < h; d++) {
             NodePage p = load(at);
@@ -153,6 +168,7 @@ final class BTreeCore implements MapCore {
     /** Descends along the first ({@code rightmost == false}) or last child at every level. */
     NodePage descendEdge(boolean rightmost) {
         int h = height();
+        pathFor(h);
         long at = rootNode();
         for (int d = 0; d < h; d++) {
             NodePage p = checked(load(at), d, h);

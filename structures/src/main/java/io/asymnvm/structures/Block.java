@@ -23,16 +23,22 @@ final class Block {
     final long address;
     /**
      * The block's bytes. While {@link #shared} they are the transaction's own page (read without a copy) and are
-     * only read; the first change copies them ({@link #own()}).
+     * only read; the first change copies them ({@link #own()}). A shared block may be a slice of its page (a root
+     * block inside a page): its bytes start at {@link #base} of the array then; code reading {@code bytes}
+     * directly works on node pages, which are never slices.
      */
     byte[] bytes;
     private boolean shared;
     /**
-     * The shared array {@link #bytes} was copied from at the last {@link #own()} (null if the block never shared
-     * one): a transaction may then take the copy as its page instead of copying it again
-     * ({@link Transaction#writeChanged}).
+     * The shared array {@link #bytes} was copied from at the last {@link #own()} of a whole page (null if the block
+     * never shared one, or was a slice): a transaction may then take the copy as its page instead of copying it
+     * again ({@link Transaction#writeChanged}).
      */
     private byte[] origin;
+    /** Where the block starts in {@link #bytes}: 0 except for a shared slice, until its first change. */
+    private int base;
+    /** The block's length in bytes. */
+    private final int length;
     /** The structure the block belongs to, for corruption reports (null if unknown). */
     String owner;
     /** The changed ranges; made at the first change (a block only read, as on every get, never needs them). */
@@ -43,6 +49,15 @@ final class Block {
     Block(long address, byte[] bytes) {
         this.address = address;
         this.bytes = bytes;
+        this.length = bytes.length;
+    }
+
+    private Block(long address, byte[] page, int base, int length) {
+        this.address = address;
+        this.bytes = page;
+        this.base = base;
+        this.length = length;
+        this.shared = true;
     }
 
     /** A block over bytes the transaction shares ({@link Transaction#readShared}): copied before any change. */
@@ -52,17 +67,50 @@ final class Block {
         return b;
     }
 
+    /**
+     * A block of {@code length} bytes at {@code base} of a page the transaction shares (a root block read without
+     * a copy on every operation): only its own bytes are copied, at its first change.
+     */
+    static Block sharedSlice(long address, byte[] page, int base, int length) {
+        if (base < 0 || length < 0 || base > page.length - length) {
+            throw new IllegalArgumentException("block of " + length + " bytes at " + base + " outside a page of "
+                    + page.length + " bytes");
+        }
+        return new Block(address, page, base, length);
+    }
+
+    /** The block's length in bytes. */
+    int length() {
+        return length;
+    }
+
     /** Makes {@link #bytes} this block's own copy; every change, and code writing {@code bytes} directly, calls it. */
     void own() {
         if (shared) {
-            origin = bytes;
-            bytes = bytes.clone();
+            if (base == 0 && length == bytes.length) {
+                origin = bytes;
+                bytes = bytes.clone();
+            } else {
+                bytes = java.util.Arrays.copyOfRange(bytes, base, base + length);
+                base = 0;
+            }
             shared = false;
         }
     }
 
+    /**
+     * The block's bytes starting at index 0, for code that reads {@code bytes} with block offsets (header checks):
+     * a slice is copied first.
+     */
+    byte[] bytesFromZero() {
+        if (base != 0 || length != bytes.length) {
+            own();
+        }
+        return bytes;
+    }
+
     long getLong(int offset) {
-        return (long) LONG.get(bytes, offset);
+        return (long) LONG.get(bytes, base + offset);
     }
 
     void putLong(int offset, long value) {
@@ -72,7 +120,7 @@ final class Block {
     }
 
     int getInt(int offset) {
-        return (int) INT.get(bytes, offset);
+        return (int) INT.get(bytes, base + offset);
     }
 
     void putInt(int offset, int value) {
@@ -83,7 +131,7 @@ final class Block {
 
     /** Unsigned 16-bit value. */
     int getShort(int offset) {
-        return (short) SHORT.get(bytes, offset) & 0xFFFF;
+        return (short) SHORT.get(bytes, base + offset) & 0xFFFF;
     }
 
     void putShort(int offset, int value) {
@@ -93,7 +141,7 @@ final class Block {
     }
 
     int getByte(int offset) {
-        return bytes[offset];
+        return bytes[base + offset];
     }
 
     void putByte(int offset, int value) {

@@ -120,7 +120,11 @@ final class NodePage {
     }
 
     int keyLength(int i) {
-        int o = recordOffset(i);
+        return keyLengthAt(recordOffset(i), i);
+    }
+
+    /** The key length of record {@code i}, whose checked record offset is {@code o}. */
+    private int keyLengthAt(int o, int i) {
         int k = block.getShort(o + RECORD_KEY_LENGTH_OFFSET);
         if (k < 0 || k > MAX_KEY_LENGTH || o + RECORD_HEADER_LENGTH + k > NODE_SIZE) {
             throw damaged(o + RECORD_KEY_LENGTH_OFFSET, "key length of record " + i, "within [0, "
@@ -183,8 +187,9 @@ final class NodePage {
 
     /** Compares key {@code i} with {@code key} (unsigned lexicographic). */
     int compareKey(int i, byte[] key) {
-        int o = keyOffset(i);
-        return Arrays.compareUnsigned(block.bytes, o, o + keyLength(i), key, 0, key.length);
+        int r = recordOffset(i); // checked once per compare: the search's inner loop
+        int o = r + RECORD_HEADER_LENGTH;
+        return Arrays.compareUnsigned(block.bytes, o, o + keyLengthAt(r, i), key, 0, key.length);
     }
 
     /** Index of {@code key}, or {@code -(insertionPoint) - 1}. */

@@ -114,8 +114,26 @@ final class Session {
             b = Block.shared(address, readStoredShared(address, length, "block"));
             b.owner = structure;
             keep(b);
-        } else if (b.bytes.length != length) {
-            throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
+        } else if (b.length() != length) {
+            throw new IllegalStateException("block " + address + " loaded as " + b.length() + " and "
+                    + length + " bytes");
+        }
+        return b;
+    }
+
+    /**
+     * The working copy of {@code [address, address + length)}, which lies at {@code base} of {@code page}, a page
+     * the caller has just read shared from the transaction ({@link Transaction#readShared}), unless one is already
+     * kept (then that one, as {@link #load} would return it). Not copied until it changes.
+     */
+    Block adoptSlice(long address, byte[] page, int base, int length) {
+        Block b = find(address);
+        if (b == null) {
+            b = Block.sharedSlice(address, page, base, length);
+            b.owner = structure;
+            keep(b);
+        } else if (b.length() != length) {
+            throw new IllegalStateException("block " + address + " loaded as " + b.length() + " and "
                     + length + " bytes");
         }
         return b;
@@ -138,8 +156,8 @@ final class Session {
             b = new Block(address, bytes);
             b.owner = structure;
             keep(b);
-        } else if (b.bytes.length != bytes.length) {
-            throw new IllegalStateException("block " + address + " loaded as " + b.bytes.length + " and "
+        } else if (b.length() != bytes.length) {
+            throw new IllegalStateException("block " + address + " loaded as " + b.length() + " and "
                     + bytes.length + " bytes");
         }
         return b;

@@ -121,4 +121,37 @@ class BlockTest {
         assertTrue(shared.bytes == page, "reads must not copy");
         assertTrue(!shared.isDirty());
     }
+
+    @Test
+    void shouldReadASliceInPlaceAndCopyOnlyItsOwnBytesAtTheFirstChange() {
+        byte[] page = new byte[4096];
+        for (int i = 0; i < page.length; i++) {
+            page[i] = (byte) i;
+        }
+        byte[] before = page.clone();
+        Block slice = Block.sharedSlice(8192 + 512, page, 512, 256);
+        assertEquals(256, slice.length());
+        assertEquals(page[512 + 17], slice.getByte(17), "offsets are the block's, not the page's");
+        assertEquals(java.nio.ByteBuffer.wrap(page, 512 + 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
+                slice.getLong(8));
+        assertTrue(slice.bytes == page, "reads must not copy");
+
+        slice.putLong(16, 0x1122334455667788L);
+        assertTrue(Arrays.equals(before, page), "a change never reaches the shared page");
+        assertEquals(256, slice.bytes.length, "only the block's own bytes are copied");
+        assertEquals(0x1122334455667788L, slice.getLong(16));
+        assertEquals(page[512 + 40], slice.getByte(40), "the rest of the copy is the slice's bytes");
+
+        MemoryTransaction tx = new MemoryTransaction(16384);
+        slice.flush(tx);
+        assertEquals(1, tx.writes.size());
+        assertEquals(8192 + 512 + 16, tx.writes.get(0)[0], "written at the block's address plus the offset");
+        assertEquals(0x1122334455667788L, tx.readLong(8192 + 512 + 16));
+    }
+
+    @Test
+    void shouldRefuseASliceOutsideItsPage() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Block.sharedSlice(0, new byte[4096], 4000, 256));
+    }
 }

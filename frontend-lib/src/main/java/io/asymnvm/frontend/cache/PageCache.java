@@ -54,15 +54,26 @@ import java.util.Map;
  */
 public final class PageCache {
 
-    /** A dirty page; {@code version} is the stamp of its install (see "Per-page versions" above). */
-    private record Dirty(byte[] bytes, long lastWriter, long version) {
+    /**
+     * A dirty page; {@code version} is the stamp of its install (see "Per-page versions" above). {@code page} is
+     * what {@link #get} returns for it, made once at the install (a cache-hit read allocates nothing).
+     */
+    private record Dirty(byte[] bytes, long lastWriter, long version, Page page) {
+        Dirty(byte[] bytes, long lastWriter, long version) {
+            this(bytes, lastWriter, version, new Page(bytes, lastWriter, version));
+        }
     }
 
     /**
      * A clean page; {@code lastWriter} is the transaction that last wrote it while dirty (0: fetched as is), and
-     * {@code version} the stamp of the install or fetch that produced these bytes.
+     * {@code version} the stamp of the install or fetch that produced these bytes. {@code page} is what
+     * {@link #get} returns for it (last writer 0: applied), made once.
      */
-    private record Clean(byte[] bytes, long lastWriter, long version) {
+    private record Clean(byte[] bytes, long lastWriter, long version, Page page) {
+        Clean(byte[] bytes, long lastWriter, long version) {
+            this(bytes, lastWriter, version, new Page(bytes, 0, version));
+        }
+
         boolean onceDirty() {
             return lastWriter != 0;
         }
@@ -85,6 +96,8 @@ public final class PageCache {
     private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
     /** End value of the sequence section of the last invalidation (see "Per-page versions"). */
     private volatile long invalidatedAt;
+    /** Cache-hit reads: the answers of the maps, valid while the sequence stays where they were given. */
+    private final HotPages hot;
 
     /** A cache that treats every page as owned (unit tests of the cache itself). */
     public PageCache(int pageSize, long capacityBytes) {
@@ -98,6 +111,7 @@ public final class PageCache {
         long preferredBytes = Math.max(pageSize, capacityBytes / 4);
         this.clean = cleanCache(Math.max(pageSize, capacityBytes - preferredBytes));
         this.preferredCache = cleanCache(preferredBytes);
+        this.hot = new HotPages(capacityBytes / pageSize);
     }
 
     private Cache<Long, Clean> cleanCache(long bytes) {
@@ -106,6 +120,7 @@ public final class PageCache {
                 .weigher((Long k, Clean v) -> v.bytes().length)
                 .executor(Runnable::run)
                 .evictionListener((Long k, Clean v, RemovalCause cause) -> {
+                    hot.forget(k);
                     if (v != null && v.onceDirty()) {
                         epoch.evictedOnceDirty(k);
                     }
@@ -139,10 +154,11 @@ public final class PageCache {
             preferredCache.put(pageIndex, c); // first the new place: a lockless reader never misses it meanwhile
             clean.invalidate(pageIndex);
         }
+        hot.forget(pageIndex); // its next entry says preferred
     }
 
     public boolean isPreferred(long pageIndex) {
-        return preferred.contains(pageIndex);
+        return hot.preferred(pageIndex, sequence.current()) || preferred.contains(pageIndex);
     }
 
     public int pageSize() {
@@ -156,22 +172,54 @@ public final class PageCache {
     public record Page(byte[] bytes, long lastWriter, long version) {
     }
 
-    /** The cached page, or null on a miss. */
+    /**
+     * The cached page, or null on a miss. A page looked up since the last change of the sequence is answered by
+     * {@link HotPages} without touching the maps; a lookup in the maps while the sequence is even and stays so is
+     * entered there.
+     */
     public Page get(long pageIndex) {
-        Long key = pageIndex; // boxed once for the three lookups of a hit
+        long now = sequence.current();
+        boolean stable = (now & 1) == 0;
+        if (stable) {
+            Page p = hot.get(pageIndex, now);
+            if (p != null) {
+                hits.increment();
+                if ((java.util.concurrent.ThreadLocalRandom.current().nextInt() & RECENCY_SAMPLE_MASK) == 0) {
+                    cleanPage(pageIndex); // tell Caffeine's policy now and then that this page is still in use
+                }
+                return p;
+            }
+        }
+        Long key = pageIndex; // boxed once for the lookups of a hit
+        Page found;
+        boolean isPreferred = false;
         Dirty d = dirty.get(key);
         if (d != null) {
-            hits.increment();
-            return new Page(d.bytes(), d.lastWriter(), d.version());
+            found = d.page();
+        } else {
+            Clean c = preferredCache.getIfPresent(key);
+            isPreferred = c != null;
+            if (c == null) {
+                c = clean.getIfPresent(key);
+            }
+            found = c == null ? null : c.page();
         }
-        Clean c = cleanPage(key);
-        if (c != null) {
-            hits.increment();
-            return new Page(c.bytes(), 0, c.version());
+        if (found == null) {
+            misses.increment();
+            return null;
         }
-        misses.increment();
-        return null;
+        hits.increment();
+        if (stable && sequence.current() == now) {
+            hot.offer(pageIndex, now, found, isPreferred || (d != null && preferred.contains(key)));
+        }
+        return found;
     }
+
+    /**
+     * A page answered by {@link HotPages} is looked up in Caffeine too once in this many hits on average (a power
+     * of two), so its eviction policy keeps seeing that the page is in use.
+     */
+    private static final int RECENCY_SAMPLE_MASK = 15;
 
     /** The change sequence lockless readers validate against (see the class comment). */
     public CacheSequence sequence() {
@@ -228,14 +276,19 @@ public final class PageCache {
      * lockless readers, call it inside a section of the {@link #sequence()} (or use {@link #putDirty(Map, long)}).
      */
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
-        if (dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp())) == null) {
-            // a page already dirty has no clean copy (unpin makes it clean and no longer dirty in one step, under
-            // the same lock as this): only a newly dirty one drops its clean copy (issue 8: a hot page updated
-            // again before the backend applied it costs no cache removals)
-            clean.invalidate(pageIndex);
-            preferredCache.invalidate(pageIndex);
+        sequence.beginChange(); // nested inside a caller's section: only the outermost moves the value
+        try {
+            if (dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp())) == null) {
+                // a page already dirty has no clean copy (unpin makes it clean and no longer dirty in one step,
+                // under the same lock as this): only a newly dirty one drops its clean copy (issue 8: a hot page
+                // updated again before the backend applied it costs no cache removals)
+                clean.invalidate(pageIndex);
+                preferredCache.invalidate(pageIndex);
+            }
+            unpinQueue.add(new long[] {txId, pageIndex});
+        } finally {
+            sequence.endChange();
         }
-        unpinQueue.add(new long[] {txId, pageIndex});
     }
 
     /**
@@ -320,6 +373,7 @@ public final class PageCache {
                 // the same bytes: clean first, then no longer dirty, so a lockless reader finds it all along
                 cacheFor(e[1]).put(e[1], new Clean(d.bytes(), d.lastWriter(), d.version()));
                 dirty.remove(e[1]);
+                hot.forget(e[1]); // its next entry names no unapplied writer
                 count++;
                 if (moved != null) {
                     moved.accept(e[1]);
@@ -352,6 +406,7 @@ public final class PageCache {
             epoch.invalidateAll();
             clean.invalidateAll();
             preferredCache.invalidateAll();
+            hot.clear(); // retired by the section anyway; frees the pages now
         } finally {
             sequence.endChange();
         }

@@ -112,6 +112,26 @@ public final class StructureHeaderLayout {
     }
 
     /**
+     * Whether the root block at {@code base} of {@code page} carries a header (magic and format version) named
+     * {@code utf8Name} of structure type {@code type} with these codec ids: compared in place, no exception and no
+     * allocation, whatever the page holds (a handle's check of its cached root on every operation).
+     */
+    public static boolean describes(byte[] page, int base, byte[] utf8Name, int type, int keyCodecId,
+                                    int valueCodecId) {
+        if (base < 0 || base > page.length - ROOT_BLOCK_LENGTH
+                || (long) LONG.get(page, base + MAGIC_OFFSET) != MAGIC
+                || (int) INT.get(page, base + FORMAT_VERSION_OFFSET) != FORMAT_VERSION
+                || (int) INT.get(page, base + TYPE_OFFSET) != type
+                || (int) INT.get(page, base + KEY_CODEC_OFFSET) != keyCodecId
+                || (int) INT.get(page, base + VALUE_CODEC_OFFSET) != valueCodecId) {
+            return false;
+        }
+        int n = (int) INT.get(page, base + NAME_LENGTH_OFFSET);
+        return n == utf8Name.length && n <= MAX_NAME_LENGTH
+                && Arrays.equals(page, base + NAME_OFFSET, base + NAME_OFFSET + n, utf8Name, 0, n);
+    }
+
+    /**
      * Checks magic and format version of a root block image read from {@code address}; an
      * {@link IllegalArgumentException} naming the address and both values otherwise.
      */
