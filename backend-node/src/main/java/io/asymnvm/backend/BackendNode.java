@@ -260,6 +260,7 @@ public final class BackendNode implements AutoCloseable {
             return;
         }
         closed = true;
+        local.nodeClosed("backend " + config.pmFile() + " closed"); // local peers see CONNECTION_LOST, as tcp ones do
         replication.close();
         if (tcp != null) {
             tcp.close();
