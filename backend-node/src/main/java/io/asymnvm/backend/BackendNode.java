@@ -142,6 +142,7 @@ public final class BackendNode implements AutoCloseable {
             this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
             this.replication = new ReplicationService(region, sb, logs, slabs, replayer, mirrorGate, authenticator);
             replication.asyncLag(config.asyncLag()); // ASYNC mirrors (issue 9)
+            replication.presence().goneMillis(config.frontendGoneMillis()); // a crashed frontend holds mirrors back
             this.control = new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog,
                     authenticator, replication);
             this.nic = new EmulatedNic(regions, control, config.persistenceDomain());

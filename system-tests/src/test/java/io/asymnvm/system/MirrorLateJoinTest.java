@@ -49,6 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MirrorLateJoinTest {
     private static final long SEED = Long.getLong("asymnvm.seed", 20261125L);
+    private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(60);
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;
@@ -301,6 +302,83 @@ class MirrorLateJoinTest {
             assertTrue(Arrays.equals(pending.oracle(), ledger.balances()), "balances "
                     + Arrays.toString(ledger.balances()) + " differ from the oracle "
                     + Arrays.toString(pending.oracle()));
+        }
+    }
+
+    /**
+     * A frontend that crashed and never returns keeps a joining mirror catching up only while it may hold commits
+     * that exist on the backend only: once it has had no session for the backend's {@code frontendGoneMillis} and
+     * everything of it is applied on the backend and the mirror, the mirror no longer waits for its declaration
+     * (logged, listed by the shipper). One that crashed with acknowledged commits not applied (its redo held) keeps
+     * the mirror catching up, named in the promotion's refusal, until it recovers. After promotion every
+     * acknowledged transfer of all three frontends is on the mirror.
+     */
+    @Test
+    void aCrashedFrontendHoldsAJoiningMirrorBackOnlyWhileItsCommitsAreOnTheBackendAlone() {
+        BackendConfiguration backendConfig = BackendConfiguration.builder(dir.resolve("backend.pm")).size(16L << 20)
+                .maxFrontends(3).semRingCapacity(64L << 10).redoRingCapacity(256L << 10).slabSize(256 << 10)
+                .port(0).bindHost("127.0.0.1").credentials(dir.resolve("cluster.credentials"))
+                .frontendGoneMillis(300).conclude();
+        FrontendOptions heldRedo = FrontendOptions.builder().credentials(dir.resolve("cluster.credentials"))
+                .reconnectTimeoutMillis(300).redoBatch(1 << 20, 16 << 20, 10_000_000).conclude();
+        BackendNode backend = BackendNode.start(backendConfig);
+        Random random = new Random(SEED);
+        Pending[] oracles = {new Pending(true), new Pending(true), new Pending(true)};
+        try (MirrorNode mirror = startMirrorThatTheFrontendDoesNotKnow(backend)) {
+            AsymNvm a = connect(backend, 0);
+            AsymNvm b = connect(backend, 1);
+            AsymNvm c = AsymNvm.connect("tcp", "127.0.0.1:" + backend.port(), List.of(), 2, heldRedo);
+            AsymNvm[] all = {a, b, c};
+            Accounts[] accounts = new Accounts[3];
+            for (int f = 0; f < 3; f++) {
+                accounts[f] = all[f].transactional(Accounts.class, new Accounts.Impl());
+                accounts[f].create(PowerFailureRig.ACCOUNTS, PowerFailureRig.INITIAL);
+                transfer(accounts[f], oracles[f], random, 50);
+            }
+            b.sync();
+            b.crash(); // everything applied on the backend: only the mirror's copy and redo are missing
+            c.crash(); // acknowledged commits as semantic records on the backend only (redo held in the frontend)
+            String m1 = "127.0.0.1:" + mirror.port();
+            a.addMirror(m1);
+            transfer(accounts[0], oracles[0], random, 50);
+            MirrorShipper shipper = backend.replication().shippers().get(0);
+            Conditions.awaitTrue("frontend 1 no longer waited for, frontend 2 holding the mirror back", WAIT,
+                    () -> shipper.waivedFrontends().equals(List.of(1))
+                            && shipper.heldBackFrontends().equals(List.of(2)),
+                    () -> "waived " + shipper.waivedFrontends() + ", held back " + shipper.heldBackFrontends());
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, mirror.state(), "frontend 2's commits are not there");
+            AsymNvmException refused = assertThrows(AsymNvmException.class, mirror::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("frontend 2"), refused.getMessage());
+
+            try (AsymNvm again = connect(backend, 2)) { // frontend 2 recovers (re-executes), then detaches
+                again.transactional(Accounts.class, new Accounts.Impl());
+                again.recover();
+                again.sync();
+            }
+            Conditions.awaitTrue("the mirror is in sync once frontend 2 recovered and left", WAIT, mirror::inSync,
+                    () -> "waived " + shipper.waivedFrontends() + ", held back " + shipper.heldBackFrontends());
+            a.sync();
+            Conditions.awaitTrue("the mirror applied what the backend applied", () -> shipper.lagTransactions(0) == 0);
+            a.crash();
+            backend.close();
+            Files.delete(backendConfig.pmFile());
+            mirror.promote();
+            for (int f = 0; f < 3; f++) {
+                try (AsymNvm onMirror = connect(mirror.node(), f)) {
+                    onMirror.transactional(Accounts.class, new Accounts.Impl());
+                    Ledger ledger = onMirror.transactional(Ledger.class, new Ledger.Impl());
+                    onMirror.recover();
+                    long[] balances = ledger.balances();
+                    assertTrue(Arrays.equals(oracles[f].oracle(), balances), "frontend " + f + " on the promoted "
+                            + "mirror: " + Arrays.toString(balances) + ", acknowledged "
+                            + Arrays.toString(oracles[f].oracle()));
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            backend.close();
         }
     }
 
