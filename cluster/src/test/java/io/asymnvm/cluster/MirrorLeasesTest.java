@@ -17,8 +17,8 @@ class MirrorLeasesTest extends SharedZooKeeperTest {
      * The lease of every session here. With the 1 s default, a loaded machine (load average 30-40 on 2 cores) kept
      * this JVM, which runs ZooKeeper and all four clients, from running for more than a second often enough that
      * Curator expired every session (8 of 25 runs failed: the live set empty, or m2's lease lapsed so the impostor
-     * got it; with 3 s, 1 of 20 at the same load). Nothing here depends on the lease's length; 3 s is what CI and the drills use (README, "Running a
-     * cluster").
+     * got it; with 3 s, 1 of 20 at the same load). Nothing here depends on the lease's length; 3 s is what CI and
+     * the drills use (README, "Running a cluster").
      */
     private static final int LEASE_MILLIS = 3_000;
 
