@@ -43,8 +43,11 @@ public final class BackendConfiguration {
     private final int catalogQuota;
     // --- ASYNC mirrors (issue 9) ---
     private final io.asymnvm.backend.mirror.AsyncLagBounds asyncLag;
+    // --- a crashed frontend holds a joining mirror back at most this long (FrontendPresence) ---
+    private final long frontendGoneMillis;
 
     private BackendConfiguration(Builder b) {
+        this.frontendGoneMillis = b.frontendGoneMillis;
         this.asyncLag = b.asyncLag;
         this.catalogQuota = b.catalogQuota;
         this.tls = b.tls;
@@ -75,7 +78,15 @@ public final class BackendConfiguration {
         return asyncLag;
     }
 
-    public Path pmFile() {
+    /**
+     * How long a frontend without a session may keep a joining SYNC mirror catching up before the shipper checks
+     * that all its commits are applied here and on the mirror and stops waiting for it (see FrontendPresence).
+     */
+    public long frontendGoneMillis() {
+        return frontendGoneMillis;
+    }
+
+        public Path pmFile() {
         return pmFile;
     }
 
@@ -191,6 +202,7 @@ public final class BackendConfiguration {
         private int slabQuota;
         private int catalogQuota = CatalogIndex.DEFAULT_QUOTA;
         private io.asymnvm.backend.mirror.AsyncLagBounds asyncLag = io.asymnvm.backend.mirror.AsyncLagBounds.DEFAULTS;
+        private long frontendGoneMillis = io.asymnvm.backend.mirror.FrontendPresence.DEFAULT_GONE_MILLIS;
 
         private Builder(Path pmFile) {
             this.pmFile = Objects.requireNonNull(pmFile, "pmFile");
@@ -289,6 +301,12 @@ public final class BackendConfiguration {
             return this;
         }
 
+        /** See {@link BackendConfiguration#frontendGoneMillis()}; in [1, 86400000]. */
+        public Builder frontendGoneMillis(long v) {
+            frontendGoneMillis = v;
+            return this;
+        }
+
         public BackendConfiguration conclude() {
             if (insecure && credentialsFile != null) {
                 throw new IllegalArgumentException("credentials file " + credentialsFile
@@ -315,6 +333,7 @@ public final class BackendConfiguration {
                         + " needs a DAX-mapped PM file (map mode DAX); with map mode " + mapMode
                         + " data is durable only after msync, so only ADR (flush on commit) is correct");
             }
+            io.asymnvm.backend.mirror.FrontendPresence.requireGoneMillis(frontendGoneMillis);
             serverLimits.validate();
             if (serverLimits.maxFrameLength() != 0) { // a new image's geometry; BackendNode checks an existing one
                 serverLimits.resolve(ServerLimits.largestLegalFrame(semRingCapacity, redoRingCapacity), maxFrontends);

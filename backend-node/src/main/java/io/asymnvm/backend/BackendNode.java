@@ -145,6 +145,7 @@ public final class BackendNode implements AutoCloseable {
             this.authenticator = NodeCredentials.authenticator(config, existing, sb.maxFrontends());
             this.replication = new ReplicationService(region, sb, logs, slabs, replayer, mirrorGate, authenticator);
             replication.asyncLag(config.asyncLag()); // ASYNC mirrors (issue 9)
+            replication.presence().goneMillis(config.frontendGoneMillis()); // a crashed frontend holds mirrors back
             this.control = new BackendControlHandler(sb, logs, slabs, recipe, this::awaitReplayed, catalog,
                     authenticator, replication);
             this.nic = new EmulatedNic(regions, control, config.persistenceDomain());
@@ -268,6 +269,7 @@ public final class BackendNode implements AutoCloseable {
             return;
         }
         closed = true;
+        local.nodeClosed("backend " + config.pmFile() + " closed"); // local peers see CONNECTION_LOST, as tcp ones do
         replication.close();
         if (tcp != null) {
             tcp.close();

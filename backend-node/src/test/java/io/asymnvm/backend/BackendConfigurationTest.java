@@ -52,6 +52,14 @@ class BackendConfigurationTest {
     }
 
     @Test
+    void shouldBoundTheTimeAFrontendWithoutASessionHoldsAMirrorBack() {
+        assertEquals(60_000, builder().conclude().frontendGoneMillis());
+        assertEquals(250, builder().frontendGoneMillis(250).conclude().frontendGoneMillis());
+        rejects(() -> builder().frontendGoneMillis(0).conclude(), "frontendGoneMillis", "0", "86400000");
+        rejects(() -> builder().frontendGoneMillis(86_400_001).conclude(), "frontendGoneMillis", "86400001");
+    }
+
+    @Test
     void shouldRejectSizeNotAMultipleOfThePageSize() {
         rejects(() -> builder().size(1_000_000).conclude(), "PM size", "1000000", "4096");
         rejects(() -> builder().size((1L << 20) + 512).pageSize(1024).conclude(), "1049088", "1024");

@@ -39,6 +39,13 @@ final class ZkFixture implements AutoCloseable {
         return s;
     }
 
+    /** A session of {@code cluster} with a lease of {@code leaseMillis} (the session timeout). */
+    synchronized ClusterSession session(String cluster, int leaseMillis) {
+        ClusterSession s = ClusterSession.connect(options(cluster).withLeaseMillis(leaseMillis));
+        sessions.add(s);
+        return s;
+    }
+
     /** Stops the server (clients see the connection drop). */
     void stop() {
         zk.close();

@@ -116,7 +116,18 @@ class FailoverTest {
     @ValueSource(longs = {0x5EED_0009L, 0x5EED_0109L, 0x5EED_0209L})
     void shouldResumeOnThePromotedMirrorWithEveryAcknowledgedTransferAndFenceTheOldEpoch(long seed)
             throws Exception {
-        failOverOnce(seed);
+        failOverOnce(seed, false);
+    }
+
+    /**
+     * The same over the in-process {@code local} fabric: a closed node's connections fail with
+     * {@code CONNECTION_LOST} there too (they used to fail with {@code UNKNOWN} "region closed", and the frontend
+     * reported that error instead of failing over).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {0x5EED_0309L, 0x5EED_0409L})
+    void shouldResumeOnThePromotedMirrorOverTheLocalFabric(long seed) throws Exception {
+        failOverOnce(seed, true);
     }
 
     /** More kill moments (run with {@code -Pslow}). */
@@ -124,17 +135,18 @@ class FailoverTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("manySeeds")
     void shouldResumeOnThePromotedMirrorAtManyKillMoments(long seed) throws Exception {
-        failOverOnce(seed);
+        failOverOnce(seed, (seed & 1) == 1);
     }
 
     static java.util.stream.LongStream manySeeds() {
         return java.util.stream.LongStream.range(0, 20).map(i -> 0x5EED_1000L + i);
     }
 
-    private void failOverOnce(long seed) throws Exception {
+    private void failOverOnce(long seed, boolean local) throws Exception {
         Random random = new Random(seed);
         Path root = dir.resolve(Long.toHexString(seed));
-        try (MirrorCluster cluster = MirrorCluster.start(root, 1, 1, b -> b)) {
+        try (MirrorCluster started = MirrorCluster.start(root, 1, 1, b -> b)) {
+            MirrorCluster cluster = local ? started.overLocal() : started;
             Path staleFile = root.resolve("stale.pm");
             MirrorCluster.copyImage(cluster.backendFile, staleFile, 0); // the old epoch, same image identity
             SwitchableFabric mirrorAddress = new SwitchableFabric(cluster.fabric(cluster.mirrors.get(0)));
@@ -180,9 +192,9 @@ class FailoverTest {
                     assertNull(t.failure.get(), () -> "teller failed, seed " + seed + ": " + t.failure.get());
                 }
                 EngineStats stats = nvm.stats();
-                System.out.printf("seed %d: killed after %d transfers, %d acknowledged; failovers %d, detection %d ms, "
-                        + "resume %d ms%n", seed, atKill, acknowledged.get(), stats.failovers(),
-                        stats.failoverDetectMillis(), stats.failoverResumeMillis());
+                System.out.printf("%s seed %d: killed after %d transfers, %d acknowledged; failovers %d, "
+                        + "detection %d ms, resume %d ms%n", local ? "local" : "tcp", seed, atKill, acknowledged.get(),
+                        stats.failovers(), stats.failoverDetectMillis(), stats.failoverResumeMillis());
                 assertEquals(1, stats.failovers(), stats::toString);
                 long[] expected = new long[ACCOUNTS];
                 java.util.Arrays.fill(expected, INITIAL);
@@ -240,9 +252,11 @@ class FailoverTest {
         }
     }
 
-    @Test
-    void shouldGiveUpNamingTheMirrorsWhenNoneIsPromoted() {
-        try (MirrorCluster cluster = MirrorCluster.start(dir.resolve("unpromoted"), 1)) { // the mirror keeps epoch 1
+    @ParameterizedTest(name = "local fabric {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldGiveUpNamingTheMirrorsWhenNoneIsPromoted(boolean local) {
+        try (MirrorCluster started = MirrorCluster.start(dir.resolve("unpromoted"), 1)) { // the mirror keeps epoch 1
+            MirrorCluster cluster = local ? started.overLocal() : started;
             FrontendOptions options = cluster.options().reconnectTimeoutMillis(300).failoverTimeoutMillis(500)
                     .conclude();
             try (AsymNvm nvm = AsymNvm.openWithStandInMirrors(cluster.backendFabric(), cluster.mirrorFabrics(),

@@ -36,6 +36,8 @@ final class MirrorCluster implements AutoCloseable {
     final List<Path> mirrorFiles = new ArrayList<>();
     BackendNode backend;
     final List<BackendNode> mirrors = new ArrayList<>();
+    /** Reach the nodes over the in-process {@code local} fabric instead of tcp. */
+    private boolean local;
 
     private MirrorCluster(Path dir, int mirrorCount, long standInEpochBump,
                           UnaryOperator<BackendConfiguration.Builder> tuning, Path credentials) {
@@ -127,8 +129,17 @@ final class MirrorCluster implements AutoCloseable {
         return credentials;
     }
 
-    /** A new TCP fabric to {@code node} (closed with the cluster). */
+    /** From now on {@link #fabric} reaches nodes over the in-process {@code local} fabric. */
+    MirrorCluster overLocal() {
+        local = true;
+        return this;
+    }
+
+    /** A new TCP fabric to {@code node} (closed with the cluster), or its local fabric after {@link #overLocal}. */
     Fabric fabric(BackendNode node) {
+        if (local) {
+            return node.localFabric();
+        }
         Fabric f = new TcpFabric("127.0.0.1", node.port(), null);
         fabrics.add(f);
         return f;

@@ -193,7 +193,11 @@ class SlabReturnTest {
         backend = TestBackend.start(dir, TestBackend.Transport.LOCAL, b -> b.slabSize(SLAB));
         AtomicBoolean fired = new AtomicBoolean();
         AsymNvm[] holder = new AsymNvm[1];
-        Fabric fabric = crashingAtTheFirstReturn(backend.node().localFabric(), step, () -> {
+        // The agent returns a slab as soon as the engine is idle between two calls: on a loaded machine that came
+        // between two of the frees below, and the crash then failed the next free ("frontend abandoned", 1 run in
+        // 60 with two CPU burners). The first return waits until every free committed.
+        CountDownLatch freed = new CountDownLatch(1);
+        Fabric fabric = crashingAtTheFirstReturn(backend.node().localFabric(), step, freed, () -> {
             fired.set(true);
             holder[0].crash();
         });
@@ -206,6 +210,7 @@ class SlabReturnTest {
         for (int s = 1; s < 6; s++) {
             blocks.free(s);
         }
+        freed.countDown();
         if (step == Step.BEFORE_THE_CALL) {
             nvm.sync();
             nvm.crash();
@@ -296,13 +301,24 @@ class SlabReturnTest {
         }
     }
 
-    /** Crashes the frontend (through {@code crash}) at the first RETURN_SLAB call, before or after forwarding it. */
-    private static Fabric crashingAtTheFirstReturn(Fabric delegate, Step step, Runnable crash) {
+    /**
+     * Crashes the frontend (through {@code crash}) at the first RETURN_SLAB call, before or after forwarding it; that
+     * call first waits (bounded) for {@code armed}.
+     */
+    private static Fabric crashingAtTheFirstReturn(Fabric delegate, Step step, CountDownLatch armed, Runnable crash) {
         AtomicBoolean done = new AtomicBoolean();
         return new ControlCallFabric(delegate, (kind, request, next) -> {
             if (kind != ControlMessageLayout.KIND_RETURN_SLAB || step == Step.BEFORE_THE_CALL
                     || done.getAndSet(true)) {
                 return next.call(request);
+            }
+            try {
+                if (!armed.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never armed the crash");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
             if (step == Step.REPLY_LOST) {
                 next.call(request).await();

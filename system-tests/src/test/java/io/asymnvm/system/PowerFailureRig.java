@@ -202,7 +202,16 @@ final class PowerFailureRig {
                 .semRingCapacity(ring).redoRingCapacity(ring).slabSize(structure == null ? 64 << 10 : 1 << 20)
                 .conclude();
         // frequent polls of the checkpoint: more chances to act on what the replayer just stored
-        this.options = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100).conclude();
+        FrontendOptions.Builder b = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100);
+        if (composition == Composition.TWO_THREADS) {
+            // Writes to one account coalesce within a redo batch, so the redo volume depends on how many transactions
+            // a batch gathers, i.e. on timing: with the default (up to 256 per batch, 1 ms) two threads on a loaded
+            // machine put 400 transfers of 8 accounts in a few batches, as little as ~7.4 KB, and the dry run failed
+            // "redo laps 0". Two per batch (still batches of both threads' transactions) bound it below by 200
+            // batches x (64 header + 2 x 16 commit + 24 write) = 24,000 bytes, more than a 16 KiB ring, on any machine.
+            b.redoBatch(2, 256 << 10, 1000);
+        }
+        this.options = b.conclude();
         Random random = new Random(seed);
         for (int i = 0; i < transfers; i++) {
             plan.add(new Transfer(random.nextInt(ACCOUNTS), random.nextInt(ACCOUNTS), 1 + random.nextInt(1000)));

@@ -178,6 +178,9 @@ public final class BackendControlHandler implements ControlHandler {
                 sessions.remove(session.frontendId(), session); // moved to another id: no longer that frontend's
             }
             NicSession old = sessions.put(frontendId, session);
+            if (replication != null) {
+                replication.presence().attached(frontendId);
+            }
             if (old != null && old != session) {
                 old.fence("frontend " + frontendId + " re-attached with epoch " + epoch);
                 LOG.info("fenced older session {} of frontend {}", old.id(), frontendId);
@@ -276,14 +279,18 @@ public final class BackendControlHandler implements ControlHandler {
         int frontendId = requireAttached(session);
         logs[frontendId].markDetached();
         session.revokeAll();
-        sessions.remove(frontendId, session);
+        if (sessions.remove(frontendId, session) && replication != null) {
+            replication.presence().gone(frontendId);
+        }
         return new byte[0];
     }
 
     @Override
     public void sessionClosed(NicSession session) {
         if (session.frontendId() >= 0) {
-            sessions.remove(session.frontendId(), session);
+            if (sessions.remove(session.frontendId(), session) && replication != null) {
+                replication.presence().gone(session.frontendId()); // its last session: a crash looks like this
+            }
         }
     }
 }

@@ -81,7 +81,7 @@ public final class MirrorShipper implements AutoCloseable {
     private final java.util.concurrent.ConcurrentLinkedQueue<long[]> slabEvents =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
-    private long[] reportedEpochs;
+    private volatile long[] reportedEpochs;
     private Thread thread;
     /** Non-null for an ASYNC mirror: semantic records shipped too, periodically, within bounds (issue 9). */
     private final AsyncShipping async;
@@ -100,6 +100,8 @@ public final class MirrorShipper implements AutoCloseable {
         this.shipped = new long[logs.length];
         this.chunk = (int) Math.min(MAX_CHUNK, sb.redoRingCapacity());
         this.mirrorApplied = new long[logs.length];
+        this.waivedEpoch = new long[logs.length];
+        this.heldEpoch = new long[logs.length];
     }
 
     public String name() {
@@ -391,12 +393,80 @@ public final class MirrorShipper implements AutoCloseable {
         for (int f = 0; f < logs.length; f++) {
             // an ASYNC mirror is shipped the semantic records by this backend: no frontend posts to it or declares
             // it, so none is reported as one whose declaration it must wait for
-            epochs[f] = async != null ? 0 : logs[f].attachedEpoch();
+            epochs[f] = async != null ? 0 : awaitedEpoch(f);
         }
         if (always || !Arrays.equals(epochs, reportedEpochs)) {
             mirrorState = stateOf(c.call(ReplicationLayout.frontends(epochs)).await().bytes());
             reportedEpochs = epochs;
         }
+    }
+
+    // --- a frontend gone for good holds the mirror back for a bounded time (see FrontendPresence) ---
+    /** Per frontend, the attach epoch under which it was last waived (no longer waited for), 0 if none. */
+    private final long[] waivedEpoch;
+    /** Per frontend, the attach epoch under which it was last logged as holding the mirror back, 0 if none. */
+    private final long[] heldEpoch; // read by heldBackFrontends (status, tests): a stale read only delays a report
+
+    /**
+     * The attach epoch the mirror must have frontend {@code f}'s declaration under (0: none). A frontend without a
+     * session for the backend's {@code frontendGoneMillis} whose commits are all applied here and on the mirror is
+     * waived (0, as if it had detached); one whose durable semantic records are not all applied here (they exist on
+     * this backend only until it recovers) keeps the mirror catching up, logged once per attach epoch.
+     */
+    private long awaitedEpoch(int f) {
+        long epoch = logs[f].attachedEpoch();
+        FrontendPresence presence = node.presence();
+        if (epoch == 0 || !presence.goneLong(f)) {
+            return epoch;
+        }
+        Checkpoint cp = logs[f].checkpoint();
+        long durable = ControlBlockLayout.durableSemTail(logs[f].controlBlock());
+        if (durable <= cp.semHead() && mirrorApplied[f] >= cp.appliedTxId()) {
+            if (waivedEpoch[f] != epoch) {
+                waivedEpoch[f] = epoch;
+                LOG.warn("mirror {}: frontend {} (attach epoch {}) has had no session for {} ms (bound {} ms) and "
+                        + "every commit of it is applied here and on the mirror (tx {}): the mirror no longer waits "
+                        + "for its declaration", name, f, epoch, presence.millisGone(f), presence.goneMillis(),
+                        cp.appliedTxId());
+            }
+            return 0;
+        }
+        if (heldEpoch[f] != epoch) {
+            heldEpoch[f] = epoch;
+            LOG.warn("mirror {}: frontend {} (attach epoch {}) has had no session for {} ms (bound {} ms) but holds "
+                    + "semantic records up to ring position {} not applied (applied tx {} up to position {}; the "
+                    + "mirror applied tx {}): they exist on this backend only until the frontend recovers, so the "
+                    + "mirror stays catching up", name, f, epoch, presence.millisGone(f), presence.goneMillis(),
+                    durable, cp.appliedTxId(), cp.semHead(), mirrorApplied[f]);
+        }
+        return epoch;
+    }
+
+    /** Frontends the mirror no longer waits for (gone longer than the bound, everything applied), as last reported. */
+    public java.util.List<Integer> waivedFrontends() {
+        long[] reported = reportedEpochs;
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        for (int f = 0; reported != null && f < logs.length; f++) {
+            if (async == null && reported[f] == 0 && logs[f].attachedEpoch() != 0) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Frontends gone longer than the bound whose unapplied semantic records keep the mirror catching up (logged),
+     * as last evaluated.
+     */
+    public java.util.List<Integer> heldBackFrontends() {
+        long[] reported = reportedEpochs;
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        for (int f = 0; reported != null && f < logs.length; f++) {
+            if (async == null && reported[f] != 0 && reported[f] == heldEpoch[f]) {
+                out.add(f);
+            }
+        }
+        return out;
     }
 
     private static int stateOf(byte[] reply) {
@@ -537,6 +607,8 @@ public final class MirrorShipper implements AutoCloseable {
         }
         m.put("max_lag_tx", async == null ? maxLag : Math.max(maxLag, async.maxUnshippedTx()));
         m.put("problem", problem);
+        ArrayNode waived = m.putArray("frontends_not_waited_for"); // gone longer than the bound, all applied
+        waivedFrontends().forEach(waived::add);
         if (async != null) {
             async.describe(m);
         } else {

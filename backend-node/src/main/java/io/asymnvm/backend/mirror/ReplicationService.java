@@ -80,6 +80,7 @@ public final class ReplicationService {
         this.replayer = replayer;
         this.gate = gate;
         this.authenticator = authenticator;
+        this.presence = new FrontendPresence(logs.length);
         this.mirror = gate != null;
         this.epoch = SuperblockLayout.effectiveEpoch(region, sb);
         slabs.onChange((slab, from, to) -> { // in order, under the table's monitor: every shipper sees every change
@@ -90,6 +91,14 @@ public final class ReplicationService {
                 s.slabChanged(new long[] {slab, word, barrier});
             }
         });
+    }
+
+    // --- a crashed frontend that never returns holds a joining mirror back for a bounded time (FrontendPresence) ---
+    private final FrontendPresence presence;
+
+    /** Which frontends hold a session here (the control plane records them, shippers read). */
+    public FrontendPresence presence() {
+        return presence;
     }
 
     /** The lag bounds of ASYNC mirrors shipped to from now on (the node's configuration). */

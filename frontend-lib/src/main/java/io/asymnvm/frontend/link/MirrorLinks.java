@@ -296,6 +296,16 @@ public final class MirrorLinks implements AutoCloseable {
         throw new IllegalArgumentException("no in-sync mirror " + endpoint + " (in sync: " + endpoints() + ")");
     }
 
+    /** Whether the mirror reached through {@code link} (this very link) is in the in-sync set. */
+    public boolean contains(BackendLink link) {
+        for (Mirror m : active) {
+            if (m.link == link) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Adds a SYNC mirror at run time (issue 9): {@code link} was opened with {@code reply}, which must show the
      * backend's image and geometry and a mirror's role (as at open). Called under the engine's execution lock, so

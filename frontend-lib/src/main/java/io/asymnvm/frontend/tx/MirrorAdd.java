@@ -69,10 +69,11 @@ final class MirrorAdd {
                     + "semantic position " + reply.semHead() + ", the retained records start at " + from
                     + ", more than the ring's " + e.semCapacity() + " bytes later; add it once its copy arrived");
         }
-        MirrorLinks.Mirror m = null;
-        try {
-            synchronized (e.flushLock()) {
+        boolean declaring = false;
+        synchronized (e.flushLock()) { // an undo runs under it too: no commit FLUSHes the mirror before it is out
+            try {
                 e.checkUsable();
+                MirrorLinks.Mirror m;
                 e.exec().lock();
                 try {
                     m = e.addAndRepost(mirrorLink, reply);
@@ -81,6 +82,7 @@ final class MirrorAdd {
                 }
                 MirrorLinks.startAt(m, e.backendAttachEpoch(), e.repostStart());
                 mirrorLink.flush(e.semEnd()).await();
+                declaring = true;
                 if (!MirrorLinks.declare(m, e.backendAttachEpoch(), e.releasedTxId())) {
                     LOG.warn("frontend {}: mirror {} did not take the declaration now; its reconnect declares again",
                             e.frontendId(), mirrorLink.endpoint());
@@ -91,14 +93,30 @@ final class MirrorAdd {
                 } finally {
                     e.exec().unlock();
                 }
+            } catch (RuntimeException x) {
+                if (!declaring) {
+                    undo(e, mirrorLink, x);
+                }
+                throw x;
             }
-        } catch (RuntimeException x) {
-            if (m == null) {
-                mirrorLink.close(); // refused before it joined the set: nothing posts to it
-            }
-            throw x;
         }
         LOG.info("frontend {}: SYNC mirror {} added at run time", e.frontendId(), mirrorLink.endpoint());
+    }
+
+    /**
+     * An add that failed before the mirror was declared SYNC (its re-post, start or FLUSH failed, or it was refused
+     * before it joined): takes it out of the set again if it joined, so no commit waits for it and no ring space is
+     * held for it, and closes its link; the caller may add it again. Safe because an undeclared mirror does not
+     * count this frontend: it stays catching up (not promotable) until a later add declares it. A failure after the
+     * declaration was sent is not undone: the mirror may have taken it, and must then keep receiving every record;
+     * it stays in the set and its reconnect declares again.
+     */
+    private static void undo(View e, BackendLink mirrorLink, RuntimeException cause) {
+        if (e.removeIfJoined(mirrorLink)) {
+            LOG.warn("frontend {}: adding SYNC mirror {} failed after it joined the set ({}): taken out again, "
+                    + "commits no longer wait for it", e.frontendId(), mirrorLink.endpoint(), cause.getMessage());
+        }
+        mirrorLink.close();
     }
 
     /**
@@ -160,6 +178,19 @@ final class MirrorAdd {
             LOG.info("frontend {} added SYNC mirror {} and re-posted {} semantic records", engine.frontendId,
                     l.endpoint(), n);
             return m;
+        }
+
+        /**
+         * Takes the mirror of {@code l} out of the set if {@link #addAndRepost} put it there (possibly before its
+         * re-post failed), and releases ring space at the minimum over the others; returns whether it was there.
+         */
+        boolean removeIfJoined(BackendLink l) {
+            MirrorLinks ms = engine.mirrors;
+            if (ms == null || !ms.contains(l)) {
+                return false;
+            }
+            engine.mirrorFailover.drop(l.endpoint());
+            return true;
         }
 
         long semEnd() {

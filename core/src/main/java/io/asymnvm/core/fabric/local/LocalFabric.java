@@ -18,6 +18,8 @@ import java.nio.ByteBuffer;
  */
 public final class LocalFabric implements Fabric {
     private final EmulatedNic nic;
+    /** Why the node behind this fabric stopped serving; null while it serves. */
+    private volatile String nodeClosed;
 
     public LocalFabric(EmulatedNic nic) {
         this.nic = nic;
@@ -30,7 +32,22 @@ public final class LocalFabric implements Fabric {
 
     @Override
     public FabricConnection connect() {
-        return new LocalConnection(nic);
+        return new LocalConnection(this);
+    }
+
+    /**
+     * Called by the node when it stops serving (before it unmaps anything): every later operation of every
+     * connection, and one that meets the node's regions already closed, fails with {@code CONNECTION_LOST}, which is
+     * what a tcp peer sees when the node's server closes, so a frontend reconnects or fails over the same way on
+     * both fabrics. Without it a closed node's regions surfaced as {@code UNKNOWN} ("region closed").
+     */
+    public void nodeClosed(String reason) {
+        nodeClosed = reason;
+    }
+
+    /** The failure of an operation posted to (or running when) the node closed; {@code cause} may be null. */
+    private AsymNvmException lost(Throwable cause) {
+        return new AsymNvmException(ErrorCode.CONNECTION_LOST, "local node closed: " + nodeClosed, cause);
     }
 
     @Override
@@ -38,13 +55,15 @@ public final class LocalFabric implements Fabric {
     }
 
     static final class LocalConnection implements FabricConnection {
+        private final LocalFabric fabric;
         private final EmulatedNic nic;
         private final NicSession session = NicSession.inProcess();
         private final FabricCounters counters = new FabricCounters();
         private volatile boolean open = true;
 
-        LocalConnection(EmulatedNic nic) {
-            this.nic = nic;
+        LocalConnection(LocalFabric fabric) {
+            this.fabric = fabric;
+            this.nic = fabric.nic;
             session.onDisconnect(this::close); // later posts fail with CONNECTION_LOST, as over tcp
         }
 
@@ -58,12 +77,17 @@ public final class LocalFabric implements Fabric {
                 c.fail(new AsymNvmException(ErrorCode.CONNECTION_LOST, "local connection closed"));
                 return c;
             }
+            if (fabric.nodeClosed != null) {
+                c.fail(fabric.lost(null));
+                return c;
+            }
             try {
                 op.run(c);
             } catch (AsymNvmException e) {
-                c.fail(e);
+                c.fail(fabric.nodeClosed != null ? fabric.lost(e) : e);
             } catch (RuntimeException e) {
-                c.fail(new AsymNvmException(ErrorCode.UNKNOWN, e.toString(), e));
+                c.fail(fabric.nodeClosed != null ? fabric.lost(e)
+                        : new AsymNvmException(ErrorCode.UNKNOWN, e.toString(), e));
             }
             return c;
         }
@@ -112,7 +136,7 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public boolean isOpen() {
-            return open && !session.isFenced();
+            return open && !session.isFenced() && fabric.nodeClosed == null;
         }
 
         @Override
