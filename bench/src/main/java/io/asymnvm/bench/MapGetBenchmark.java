@@ -1,12 +1,8 @@
 package io.asymnvm.bench;
 
-import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.kv.KeyValueStore;
-import io.asymnvm.examples.kv.KeyValueStoreImpl;
 import io.asymnvm.examples.kv.StructureKind;
-import io.asymnvm.examples.mapbench.MapBenchConfig;
 import io.asymnvm.examples.mapbench.ZipfianGenerator;
-import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.tx.EngineStats;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -61,7 +57,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public class MapGetBenchmark {
     static final int KEYS = 100_000;
     static final int VALUE_BYTES = 100;
-    static final int LOAD_BATCH = 100;
     /** Keys drawn per thread before the sequence repeats (a power of two). */
     static final int SEQUENCE = 1 << 16;
 
@@ -69,7 +64,7 @@ public class MapGetBenchmark {
     public String structure;
 
     String[] keys;
-    private BenchRig rig;
+    private LoadedStore loaded;
     private KeyValueStore store;
     private Map<String, String> baseline;
     private ReentrantLock baselineLock;
@@ -78,24 +73,14 @@ public class MapGetBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         StructureKind kind = StructureKind.parse(structure);
-        keys = new String[KEYS];
         String[] values = new String[KEYS];
         for (int i = 0; i < KEYS; i++) {
-            keys[i] = "user" + i;
-            values[i] = value(i);
+            values[i] = LoadedStore.padded("value-" + i + "-", VALUE_BYTES);
         }
-        rig = BenchRig.start(FabricKind.LOCAL, MapBenchConfig.defaultPmBytes(KEYS, VALUE_BYTES),
-                MapBenchConfig.defaultCacheBytes(KEYS, VALUE_BYTES), "asymnvm-jmh-get-");
-        AsymNvm nvm = rig.nvm();
-        store = nvm.transactional(KeyValueStore.class, new KeyValueStoreImpl(nvm, kind, "jmh-get"));
-        for (int from = 0; from < KEYS; from += LOAD_BATCH) {
-            int n = Math.min(LOAD_BATCH, KEYS - from);
-            String[] k = new String[n];
-            String[] v = new String[n];
-            System.arraycopy(keys, from, k, 0, n);
-            System.arraycopy(values, from, v, 0, n);
-            store.putAll(k, v);
-        }
+        loaded = LoadedStore.load(kind, "jmh-get", values, VALUE_BYTES);
+        keys = loaded.keys;
+        store = loaded.store;
+        AsymNvm nvm = loaded.nvm();
         if (kind == StructureKind.BTREE) {
             baseline = new TreeMap<>();
             baselineLock = new ReentrantLock();
@@ -114,23 +99,16 @@ public class MapGetBenchmark {
         measuredFrom = nvm.stats();
     }
 
-    private static String value(int i) {
-        StringBuilder b = new StringBuilder(VALUE_BYTES).append("value-").append(i).append('-');
-        while (b.length() < VALUE_BYTES) {
-            b.append((char) ('a' + b.length() % 26));
-        }
-        return b.toString();
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        EngineStats end = rig.nvm().stats();
+        EngineStats end = loaded.nvm().stats();
         System.out.printf("%n[%s] after warm-up load: fetch round trips %d, lockless attempts %d, conflicts %d,"
                         + " fallbacks %d%n", structure, end.fetchRoundTrips() - measuredFrom.fetchRoundTrips(),
                 end.locklessAttempts() - measuredFrom.locklessAttempts(),
                 end.locklessConflicts() - measuredFrom.locklessConflicts(),
                 end.locklessFallbacks() - measuredFrom.locklessFallbacks());
-        rig.close();
+        loaded.close();
     }
 
     /** Per thread: its own seeded zipfian key sequence and cursor. */

@@ -1,12 +1,8 @@
 package io.asymnvm.bench;
 
-import io.asymnvm.examples.commit.FabricKind;
 import io.asymnvm.examples.kv.KeyValueStore;
-import io.asymnvm.examples.kv.KeyValueStoreImpl;
 import io.asymnvm.examples.kv.StructureKind;
-import io.asymnvm.examples.mapbench.MapBenchConfig;
 import io.asymnvm.examples.mapbench.ZipfianGenerator;
-import io.asymnvm.examples.support.BenchRig;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.tx.CommitSections;
 import io.asymnvm.frontend.tx.EngineStats;
@@ -58,7 +54,6 @@ import java.util.concurrent.TimeUnit;
 public class MapUpdateBenchmark {
     static final int KEYS = 100_000;
     static final int VALUE_BYTES = 100;
-    static final int LOAD_BATCH = 100;
     static final int UPDATE_VALUES = 256;
     /** Keys drawn per thread before the sequence repeats (a power of two). */
     static final int SEQUENCE = 1 << 16;
@@ -68,7 +63,7 @@ public class MapUpdateBenchmark {
 
     String[] keys;
     String[] updateValues;
-    private BenchRig rig;
+    private LoadedStore loaded;
     private KeyValueStore store;
     private EngineStats measuredFrom;
     private CommitSections.Snapshot sectionsFrom;
@@ -76,43 +71,26 @@ public class MapUpdateBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         StructureKind kind = StructureKind.parse(structure);
-        keys = new String[KEYS];
-        for (int i = 0; i < KEYS; i++) {
-            keys[i] = "user" + i;
-        }
         updateValues = new String[UPDATE_VALUES];
         for (int i = 0; i < UPDATE_VALUES; i++) {
-            updateValues[i] = value("update-" + i + "-");
+            updateValues[i] = LoadedStore.padded("update-" + i + "-", VALUE_BYTES);
         }
-        rig = BenchRig.start(FabricKind.LOCAL, MapBenchConfig.defaultPmBytes(KEYS, VALUE_BYTES),
-                MapBenchConfig.defaultCacheBytes(KEYS, VALUE_BYTES), "asymnvm-jmh-update-");
-        AsymNvm nvm = rig.nvm();
-        store = nvm.transactional(KeyValueStore.class, new KeyValueStoreImpl(nvm, kind, "jmh-update"));
-        for (int from = 0; from < KEYS; from += LOAD_BATCH) {
-            int n = Math.min(LOAD_BATCH, KEYS - from);
-            String[] k = new String[n];
-            String[] v = new String[n];
-            for (int i = 0; i < n; i++) {
-                k[i] = keys[from + i];
-                v[i] = value("value-" + (from + i) + "-");
-            }
-            store.putAll(k, v);
+        String[] values = new String[KEYS];
+        for (int i = 0; i < KEYS; i++) {
+            values[i] = LoadedStore.padded("value-" + i + "-", VALUE_BYTES);
         }
+        loaded = LoadedStore.load(kind, "jmh-update", values, VALUE_BYTES);
+        keys = loaded.keys;
+        store = loaded.store;
+        AsymNvm nvm = loaded.nvm();
         measuredFrom = nvm.stats();
         sectionsFrom = nvm.commitSections();
     }
 
-    private static String value(String prefix) {
-        StringBuilder b = new StringBuilder(VALUE_BYTES).append(prefix);
-        while (b.length() < VALUE_BYTES) {
-            b.append((char) ('a' + b.length() % 26));
-        }
-        return b.toString();
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        AsymNvm nvm = rig.nvm();
+        AsymNvm nvm = loaded.nvm();
         EngineStats end = nvm.stats();
         CommitSections.Snapshot sections = nvm.commitSections().minus(sectionsFrom);
         System.out.printf("%n[%s] warm-up and measurement: commits %d, optimistic attempts %d, conflicts %d, "
@@ -121,7 +99,7 @@ public class MapUpdateBenchmark {
                 end.optimisticConflicts() - measuredFrom.optimisticConflicts(),
                 end.optimisticFallbacks() - measuredFrom.optimisticFallbacks(), sections.holdMicrosPerSection(),
                 sections.waitMicrosPerSection());
-        rig.close();
+        loaded.close();
     }
 
     /** Per thread: its own seeded zipfian sequence of keys it alone updates, and cursors. */
