@@ -8,7 +8,6 @@ import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.frontend.link.MirrorLinks;
 import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.tx.TransactionEngine.Mark;
-import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
 
 import java.util.concurrent.atomic.AtomicLong;

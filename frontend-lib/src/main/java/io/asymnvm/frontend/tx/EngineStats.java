@@ -84,4 +84,15 @@ public record EngineStats(long commits, long readOnly, long aborts, long retries
                 backgroundRoundTrips, redoBatches, reconnects, lastTxId, durableTxId, appliedTxId, slabGrants,
                 verifyRoundTrips, slabReturns, 0, 0, 0, 0, 0, 0, 0);
     }
+
+    /** The counts of {@code e} now (the engine's facade calls this; the counters stay on the engine). */
+    static EngineStats of(TransactionEngine e) {
+        return new EngineStats(e.commits.get(), e.readOnly.get() + e.readers.completed(), e.aborts.get(),
+                e.retries.get(), e.commitRoundTrips.get(), e.fetchRoundTrips.get(), e.controlRoundTrips.get(),
+                e.backgroundRoundTrips.get(), e.redoBatches.get(), e.reconnects.get(), e.posted.txId(),
+                e.durableTxId, e.appliedTxId, e.slabGrants.get(), e.verifyReads.get(), e.slabReturns.returned(),
+                e.failover.failovers(), e.failover.detectMillis(), e.failover.resumeMillis(),
+                e.readers.attempts(), e.readers.conflicts(), e.readers.fallbacks(), e.readers.abandoned(),
+                e.writers.attempts(), e.writers.conflicts(), e.writers.fallbacks());
+    }
 }

@@ -4,8 +4,6 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.frontend.Durability;
 import io.asymnvm.frontend.cache.PageCache;
-import io.asymnvm.frontend.tx.TransactionEngine.CallPages;
-import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
 
 import java.lang.reflect.InvocationTargetException;

@@ -75,7 +75,7 @@ final class LocklessReads {
         void checkServing();
 
         /** Does what a retry signal asks outside any lock (a page fetch). */
-        void handle(RetrySignal signal, TransactionEngine.CallPages callPages);
+        void handle(RetrySignal signal, CallPages callPages);
 
         /** Waits until transaction {@code txId} is durable. */
         void awaitDurable(long txId);
@@ -106,7 +106,7 @@ final class LocklessReads {
      * {@link #LOCKED} if it must run under the lock (not eligible, wrote, too many conflicts). A user exception
      * of an attempt on a validated view is the call's outcome and is thrown.
      */
-    Object tryRun(MethodRegistry.Entry entry, Object[] args, TransactionEngine.CallPages callPages)
+    Object tryRun(MethodRegistry.Entry entry, Object[] args, CallPages callPages)
             throws Throwable {
         if (!ENABLED || readOnlyLastTime.get(entry.hash()) != Boolean.TRUE) {
             return LOCKED;

@@ -106,7 +106,7 @@ final class OptimisticWriters {
      * Runs the call optimistically; returns its result, or {@link LocklessReads#LOCKED} if it must run under the
      * lock. {@code argBytes} are the bytes it logs; every attempt decodes them afresh.
      */
-    Object tryRun(MethodRegistry.Entry entry, byte[] argBytes, TransactionEngine.CallPages callPages)
+    Object tryRun(MethodRegistry.Entry entry, byte[] argBytes, CallPages callPages)
             throws Throwable {
         PageCache cache = engine.cache;
         CacheSequence sequence = cache.sequence();
@@ -142,7 +142,7 @@ final class OptimisticWriters {
                 long acquired = System.nanoTime();
                 try {
                     if (engine.successor != null) {
-                        throw new TransactionEngine.Superseded(engine.successor); // nothing logged: runs again there
+                        throw new Superseded(engine.successor); // nothing logged: runs again there
                     }
                     engine.readers.applyDeferred(cache);
                     if (validateForTest && !tx.validateReadSet()) {

@@ -4,7 +4,6 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.cache.PageCache;
-import io.asymnvm.frontend.tx.TransactionEngine.CallPages;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -5,7 +5,6 @@ import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.tx.TransactionEngine.RecoveryReport;
-import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
 
 import org.slf4j.Logger;

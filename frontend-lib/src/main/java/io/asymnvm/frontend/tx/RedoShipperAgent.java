@@ -6,7 +6,6 @@ import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.frontend.CacheIncoherentException;
 import io.asymnvm.frontend.link.MirrorLinks;
-import io.asymnvm.frontend.tx.TransactionEngine.Superseded;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

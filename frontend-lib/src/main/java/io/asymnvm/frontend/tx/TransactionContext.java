@@ -49,7 +49,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
     /** {@link #writes()} as a list, until the next write. */
     private List<RedoBuffer.Write> writeList;
     private long newestDirtyRead;
-    private final TransactionEngine.CallPages callPages;
+    private final CallPages callPages;
     private RetrySignal signal;
     private boolean createdNamedRoot;
     /** Lockless attempt: the cache sequence value it started at (even), and the fetch token of its kept pages. */
@@ -72,22 +72,22 @@ public final class TransactionContext implements Transaction, FreshMemory {
     /** Heap ranges known to read as zero at the backend (start to end), told by the allocator. */
     private TreeMap<Long, Long> knownZero;
 
-    TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages) {
+    TransactionContext(TransactionEngine engine, CallPages callPages) {
         this(engine, callPages, false, false, 0, 0);
     }
 
     /** A lockless read-only attempt that started at cache sequence {@code seen} and fetch token {@code token}. */
-    TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, long seen, long token) {
+    TransactionContext(TransactionEngine engine, CallPages callPages, long seen, long token) {
         this(engine, callPages, true, false, seen, token);
     }
 
     /** An optimistic writer's attempt that started at cache sequence {@code seen} ({@link OptimisticWriters}). */
-    static TransactionContext optimistic(TransactionEngine engine, TransactionEngine.CallPages callPages,
+    static TransactionContext optimistic(TransactionEngine engine, CallPages callPages,
                                          long seen) {
         return new TransactionContext(engine, callPages, false, true, seen, 0);
     }
 
-    private TransactionContext(TransactionEngine engine, TransactionEngine.CallPages callPages, boolean lockless,
+    private TransactionContext(TransactionEngine engine, CallPages callPages, boolean lockless,
                                boolean optimistic, long seen, long token) {
         this.engine = engine;
         this.callPages = callPages;

@@ -1,14 +1,11 @@
 package io.asymnvm.frontend.tx;
 
 import io.asymnvm.core.AsymNvmException;
-import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.fabric.WaitPolicy;
-import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.SemanticRecordLayout;
-import io.asymnvm.frontend.CacheIncoherentException;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.frontend.alloc.BlockAllocator;
 import io.asymnvm.frontend.cache.PageCache;
@@ -19,10 +16,8 @@ import io.asymnvm.frontend.log.RedoBuffer;
 import io.asymnvm.frontend.log.RingAppender;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -45,8 +40,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       commit path; checkpoints are polled to release ring space and unpin pages.</li>
  *   <li>{@link Recovery}: re-execution of the semantic records a previous incarnation left (DESIGN §4), and
  *       reconnection with re-posting of every retained record after a lost connection.</li>
- *   <li>{@link PageFetcher}, {@link SlabGrants}, {@link CoherenceCheck}: page misses, slab grants, the coherence
- *       check mode.</li>
+ *   <li>{@link PageFetcher} (with the per-call {@link CallPages}), {@link SlabGrants}, {@link CoherenceCheck}: page
+ *       misses, slab grants, the coherence check mode.</li>
+ *   <li>{@link EngineLifecycle}: the clean detach, the crash-like abandon, and the check every public call makes
+ *       first (superseded, backend lost, closed); {@link EngineStats#of} assembles the counters.</li>
  *   <li>{@link MirrorFailover} (issue 9, with {@link MirrorLinks} and {@link Failover}): SYNC mirrors get every
  *       semantic record at the same position and every FLUSH in parallel; an unreachable backend is replaced by a
  *       promoted mirror and this engine is superseded by a new one attached to it. Without mirrors nothing of it
@@ -131,6 +128,7 @@ public final class TransactionEngine implements AutoCloseable {
     final MirrorFailover mirrorFailover = new MirrorFailover(this);
     final LocklessReads readers = new LocklessReads(this, executor);
     final OptimisticWriters writers = new OptimisticWriters(this, executor);
+    final EngineLifecycle lifecycle = new EngineLifecycle(this);
     final SlabReturns slabReturns;
     /** The naive baseline's data path, or null in the design's mode (issue 8 goal 6; see {@link NaiveAccess}). */
     final NaiveAccess naive;
@@ -153,17 +151,6 @@ public final class TransactionEngine implements AutoCloseable {
     long backendRedoHead;
     /** The engine serving this frontend since a failover; this one then only redirects. */
     volatile TransactionEngine successor;
-
-    /** Thrown inside a superseded engine; {@link #execute} and the public calls continue on the successor. */
-    static final class Superseded extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient TransactionEngine next;
-
-        Superseded(TransactionEngine next) {
-            super("engine superseded after a failover", null, false, false);
-            this.next = next;
-        }
-    }
 
     /**
      * Attaches through {@code link} and starts the background agent. If the previous incarnation of this frontend
@@ -306,82 +293,6 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     /**
-     * Pages fetched for one call, kept across its retries. A page stays valid while the cache has neither been
-     * invalidated nor evicted a once-dirty copy of that page since it was fetched ({@link PageCache#stale}); a stale
-     * one is dropped and fetched again. The eviction of another page's once-dirty copy does not drop it: with a cache
-     * smaller than one transaction's pages, installing the call's own fetches evicts such pages all the time.
-     */
-    static final class CallPages {
-        /** Null until a page is kept (a call that hits the cache never needs the maps). */
-        private Map<Long, byte[]> pages;
-        private Map<Long, Long> tokens;
-        private int runs;
-        private int doomedRuns;
-
-        /**
-         * One more attempt of the call (locked, lockless or optimistic): counted, and collecting its misses while the
-         * call has made fewer than {@link Executor#COLLECTING_RUNS} doomed runs ({@link MissCollector}).
-         */
-        void beginRun(TransactionContext tx) {
-            runs++;
-            if (doomedRuns < Executor.COLLECTING_RUNS) {
-                tx.collectMisses();
-            }
-        }
-
-        int runs() {
-            return runs;
-        }
-
-        /** One more collecting attempt that missed pages ({@link MissCollector}). */
-        void countDoomed() {
-            doomedRuns++;
-        }
-
-        int doomedRuns() {
-            return doomedRuns;
-        }
-
-        void keep(long pageIndex, byte[] page, long fetchToken) {
-            if (pages == null) {
-                pages = new java.util.HashMap<>();
-                tokens = new java.util.HashMap<>();
-            }
-            pages.put(pageIndex, page);
-            tokens.put(pageIndex, fetchToken);
-        }
-
-        /** Drops the kept pages that {@code cache} says may be stale. */
-        void validate(PageCache cache) {
-            if (pages == null || pages.isEmpty()) {
-                return;
-            }
-            tokens.entrySet().removeIf(e -> {
-                if (cache.stale(e.getKey(), e.getValue())) {
-                    pages.remove(e.getKey());
-                    return true;
-                }
-                return false;
-            });
-        }
-
-        /** Whether a kept page may have become stale since it was kept (a lockless attempt checks at each use). */
-        boolean stale(long pageIndex, PageCache cache) {
-            Long token = tokens == null ? null : tokens.get(pageIndex);
-            return token == null || cache.stale(pageIndex, token);
-        }
-
-        /** Whether pages the cache did not take are kept aside for this call. */
-        boolean hasKept() {
-            return pages != null && !pages.isEmpty();
-        }
-
-        byte[] get(long pageIndex) {
-            return pages == null ? null : pages.get(pageIndex);
-        }
-    }
-
-    /**
      * Frontend recovery (DESIGN §4): re-executes, in order and with their original transaction ids, the
      * semantic records this frontend's previous incarnation left after the backend's last applied transaction.
      * Runs automatically before the first new transaction; call it directly to recover eagerly. See
@@ -424,22 +335,9 @@ public final class TransactionEngine implements AutoCloseable {
         }
     }
 
+    /** Throws if this engine may not serve a call: superseded, backend lost or closed ({@link EngineLifecycle}). */
     void checkUsable() {
-        TransactionEngine next = successor;
-        if (next != null) {
-            throw new Superseded(next);
-        }
-        AsymNvmException f = fatal;
-        if (f instanceof CacheIncoherentException ci) {
-            throw ci;
-        }
-        if (f != null) {
-            throw new AsymNvmException(f.errorCode(), "frontend " + frontendId + " lost its backend: "
-                    + f.getMessage(), f);
-        }
-        if (!running) {
-            throw new IllegalStateException("frontend " + frontendId + " is closed");
-        }
+        lifecycle.checkUsable();
     }
 
     /** Makes everything durable and applied at the backend. */
@@ -452,12 +350,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
 
     public EngineStats stats() {
-        return new EngineStats(commits.get(), readOnly.get() + readers.completed(), aborts.get(), retries.get(), commitRoundTrips.get(),
-                fetchRoundTrips.get(), controlRoundTrips.get(), backgroundRoundTrips.get(), redoBatches.get(),
-                reconnects.get(), posted.txId(), durableTxId, appliedTxId, slabGrants.get(),
-                verifyReads.get(), slabReturns.returned(), failover.failovers(), failover.detectMillis(),
-                failover.resumeMillis(), readers.attempts(), readers.conflicts(), readers.fallbacks(),
-                readers.abandoned(), writers.attempts(), writers.conflicts(), writers.fallbacks());
+        return EngineStats.of(this);
     }
 
     /** How long optimistic writers held and waited for the execution lock at commit (counted afresh after a failover). */
@@ -477,43 +370,12 @@ public final class TransactionEngine implements AutoCloseable {
     /** Clean detach: ship and apply everything, stop the agent, tell the backend, close the connection. */
     @Override
     public void close() {
-        if (!running) {
-            return;
-        }
-        try {
-            if (fatal == null) {
-                sync();
-            }
-        } finally {
-            running = false;
-            LockSupport.unpark(agent);
-            try {
-                agent.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            try {
-                if (fatal == null) {
-                    link.call(ControlMessageLayout.KIND_DETACH, 0);
-                }
-            } finally {
-                link.close();
-                if (mirrors != null) {
-                    mirrors.close();
-                }
-            }
-        }
+        lifecycle.close();
     }
 
     /** Stops without flushing or detaching, as a crash would (tests and drills). */
     public void abandon() {
-        running = false;
-        fatal = new AsymNvmException(ErrorCode.CONNECTION_LOST, "frontend abandoned");
-        LockSupport.unpark(agent);
-        link.close();
-        if (mirrors != null) {
-            mirrors.close();
-        }
+        lifecycle.abandon();
     }
 
     /**
