@@ -4,8 +4,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.apache.curator.framework.recipes.cache.ChildData;
-import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 
 /**
  * Which mirrors are alive: each mirror process holds an ephemeral lease {@code leases/mirror-<id>} on its session
@@ -17,12 +15,12 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 public final class MirrorLeases implements AutoCloseable {
     private static final String PREFIX = "mirror-";
 
-    private final CuratorCache cache;
+    private final ReloadingCache cache;
     private final String leases;
 
-    private MirrorLeases(CuratorCache cache, String leases) {
-        this.cache = cache;
+    private MirrorLeases(ClusterSession session, String leases, Consumer<Set<String>> onChange) {
         this.leases = leases;
+        this.cache = new ReloadingCache(session.curator(), leases, () -> onChange.accept(live()));
     }
 
     /** Takes mirror {@code mirrorId}'s liveness lease (waiting up to one lease for an earlier holder to go). */
@@ -33,17 +31,19 @@ public final class MirrorLeases implements AutoCloseable {
 
     /**
      * Watches the live mirrors; {@code onChange} gets the whole set (sorted ids) after every change, on a Curator
-     * thread.
+     * thread. After each reconnection to ZooKeeper the set is read afresh ({@link ReloadingCache}), so a read that
+     * failed with the connection does not leave it stale.
      */
     public static MirrorLeases watch(ClusterSession session, Consumer<Set<String>> onChange) {
         String leases = session.paths().leases();
-        CuratorCache cache = CuratorCache.build(session.curator(), leases);
-        MirrorLeases m = new MirrorLeases(cache, leases);
-        cache.listenable().addListener(CuratorCacheListener.builder()
-                .forAll((type, before, after) -> onChange.accept(m.live()))
-                .build());
-        cache.start();
+        MirrorLeases m = new MirrorLeases(session, leases, onChange);
+        m.cache.start();
         return m;
+    }
+
+    /** How many times the set has been read afresh after a reconnection (for tests and diagnostics). */
+    long reloads() {
+        return cache.reloads();
     }
 
     /** The ids of the mirrors holding a lease now, as this watcher last saw them. */

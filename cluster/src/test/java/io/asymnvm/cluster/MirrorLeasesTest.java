@@ -56,4 +56,30 @@ class MirrorLeasesTest extends SharedZooKeeperTest {
             assertEquals(1, v.value().epoch(), "a mirror's state changes without a new epoch");
         }
     }
+
+    @Test
+    void shouldReadTheLiveSetAfreshWhenZooKeeperComesBackAndFollowTheLeasesThatChangeThen() throws Exception {
+        String name = ZkFixture.freshClusterName();
+        ClusterSession backend = fx.session(name, LEASE_MILLIS);
+        ClusterSession m1 = fx.session(name, LEASE_MILLIS);
+        MirrorLeases.hold(m1, "m1", null);
+        AtomicReference<Set<String>> seen = new AtomicReference<>(Set.of());
+        try (MirrorLeases live = MirrorLeases.watch(backend, seen::set)) {
+            assertTrue(ZkFixture.await(() -> seen.get().equals(Set.of("m1")), 10_000), "" + seen.get());
+            assertEquals(0, live.reloads());
+
+            fx.stop();
+            fx.restart();
+            // the backend's client reconnects (RECONNECTED, or a new session if this one lapsed under load): the set
+            // is read afresh
+            assertTrue(ZkFixture.await(() -> live.reloads() >= 1, 20_000), "reloads " + live.reloads());
+
+            // leases that change once ZooKeeper is back are followed by the reloaded cache
+            m1.close();
+            ClusterSession m2 = fx.session(name, LEASE_MILLIS);
+            MirrorLeases.hold(m2, "m2", null);
+            assertTrue(ZkFixture.await(() -> seen.get().equals(Set.of("m2")), 20_000), "" + seen.get());
+            assertEquals(Set.of("m2"), live.live());
+        }
+    }
 }
