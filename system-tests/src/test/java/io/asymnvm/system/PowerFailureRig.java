@@ -205,9 +205,9 @@ final class PowerFailureRig {
         FrontendOptions.Builder b = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100);
         // -Dasymnvm.powerFailure.redoBatchTransactions=N caps a redo batch at N transactions: many more, smaller
         // batches, so the redo ring wraps on any machine (with the default, a loaded machine can gather the run in a
-        // few batches and fail the dry run's "redo laps 0"). With N = 2 this exploration finds a known recovery bug
-        // after a second power cut during recovery (RING_CORRUPT on a stale torn redo record followed by a whole
-        // one; see README "Limitations"), so the default run keeps the default batching until it is fixed.
+        // few batches and fail the dry run's "redo laps 0"). With N = 2 this exploration found recovery bugs after
+        // a second power cut during recovery (two fixed, one open: see README "Limitations"), so the default run
+        // keeps the default batching until it is green with the cap.
         int perBatch = Integer.getInteger("asymnvm.powerFailure.redoBatchTransactions", 0);
         if (perBatch > 0) {
             b.redoBatch(perBatch, 256 << 10, 1000);

@@ -95,8 +95,9 @@ public final class ReplayAgent implements Runnable {
                 continue;
             }
             if (e.kind() != RingReader.Kind.VALID) {
-                // after an unclean shutdown, a torn batch where the valid records ended is a crash's tail
-                RingDamage damage = e.position() == log.crashTail() ? null : RingDamage.ofUnwatermarked(reader, e);
+                // after an unclean shutdown, a torn batch in the lap from where the valid records ended is what the
+                // crash left (the recovering frontend writes there again), not damage
+                RingDamage damage = log.leftByCrash(e.position()) ? null : RingDamage.ofUnwatermarked(reader, e);
                 if (damage != null) {
                     log.quarantine(damage); // a damaged batch, not one still being written: stop this frontend
                 }
