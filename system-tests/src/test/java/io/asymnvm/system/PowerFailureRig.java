@@ -46,6 +46,13 @@ final class PowerFailureRig {
     static final int PM_SIZE = 8 << 20;
     /** Default ring capacity: a lap every ~150 transfers. */
     static final long RING = 16 << 10;
+    /**
+     * {@code -Dasymnvm.powerFailure.redoBatchTransactions=N} caps every rig's redo batches at N transactions (0, the
+     * default: the frontend's batching). Small batches wrap the redo ring on any machine (with the default, a
+     * loaded machine can gather a run in a few batches); with N = 2 the exploration found three recovery bugs
+     * after a second power cut during recovery (README "Crash testing"), and the default run has a capped form.
+     */
+    static final int REDO_BATCH_TRANSACTIONS = Integer.getInteger("asymnvm.powerFailure.redoBatchTransactions", 0);
     private static final long PHASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     /** One transfer of the plan. */
@@ -188,11 +195,25 @@ final class PowerFailureRig {
 
     /** The bank in one block, with the power failure composed with other failures. */
     PowerFailureRig(Path dir, long seed, int transfers, Composition composition) {
-        this(dir, seed, transfers, RING, null, composition);
+        this(dir, seed, transfers, RING, null, composition, REDO_BATCH_TRANSACTIONS);
+    }
+
+    /**
+     * As above with redo batches of at most {@code redoBatchTransactions} transactions (0: the frontend's default):
+     * many small batches, so the redo ring wraps many times, and a recovering session's batches often end where a
+     * crashed session's begin (what found the stale records that attach now invalidates, FrontendLog).
+     */
+    PowerFailureRig(Path dir, long seed, int transfers, Composition composition, int redoBatchTransactions) {
+        this(dir, seed, transfers, RING, null, composition, redoBatchTransactions);
     }
 
     private PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure,
                             Composition composition) {
+        this(dir, seed, transfers, ring, structure, composition, REDO_BATCH_TRANSACTIONS);
+    }
+
+    private PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure,
+                            Composition composition, int perBatch) {
         this.structure = structure;
         this.composition = composition;
         this.seed = seed;
@@ -203,12 +224,6 @@ final class PowerFailureRig {
                 .conclude();
         // frequent polls of the checkpoint: more chances to act on what the replayer just stored
         FrontendOptions.Builder b = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100);
-        // -Dasymnvm.powerFailure.redoBatchTransactions=N caps a redo batch at N transactions: many more, smaller
-        // batches, so the redo ring wraps on any machine (with the default, a loaded machine can gather the run in a
-        // few batches and fail the dry run's "redo laps 0"). With N = 2 this exploration found recovery bugs after
-        // a second power cut during recovery (two fixed, one open: see README "Limitations"), so the default run
-        // keeps the default batching until it is green with the cap.
-        int perBatch = Integer.getInteger("asymnvm.powerFailure.redoBatchTransactions", 0);
         if (perBatch > 0) {
             b.redoBatch(perBatch, 256 << 10, 1000);
         }

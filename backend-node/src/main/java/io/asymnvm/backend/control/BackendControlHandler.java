@@ -212,6 +212,10 @@ public final class BackendControlHandler implements ControlHandler {
                 throw e;
             }
             RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);
+            if (!mirror) {
+                // the session writes from the tails on: no crashed session's record there may validate first
+                log.invalidateStaleRecords(sem.tail(), redo.tail());
+            }
             LOG.info("frontend {} attached (epoch {}): applied tx {}, {} semantic records after it",
                     frontendId, epoch, cp.appliedTxId(), sem.records());
             return new AttachReply(replication == null ? sb.epoch() : replication.epoch(), epoch, sb.pageSize(),

@@ -227,6 +227,47 @@ public final class FrontendLog {
         return new SemanticTail(scan.tail(), scan.records(), lastTx);
     }
 
+    /**
+     * Destroys the stale records an earlier session left past the rings' valid tails, before a newly attached
+     * session writes there (attach only, after replay drained and the tails were scanned): every 64-byte slot
+     * of the free part of a ring, {@code [tail, head + capacity)}, whose header claims the logical position of
+     * that slot gets an impossible position word, persisted. Returns how many slots were invalidated.
+     *
+     * <p>Why: a crash (power cut, or a frontend dying mid-WRITE) can leave a torn record followed by whole ones
+     * of the same lap. The new session resumes writing at the torn one, and its records need not have the old
+     * ones' lengths, but where one of its records ends exactly where a stale whole one begins, that stale record
+     * validates (CRC, type, position all match) before the session writes over it: the replayer applied a
+     * crashed session's redo batch whose transaction id continued the sequence ahead of the frontend (and with
+     * other contents if that id now names another transaction), and a later recovery would re-execute a crashed
+     * session's semantic record. Slots of the previous lap carry other positions and are left alone, so after a
+     * clean stop nothing is written.
+     */
+    public int invalidateStaleRecords(long semTail, long redoTail) {
+        Checkpoint cp = checkpoint;
+        return invalidateStale(semantic, semTail, cp.semHead() + semantic.capacity())
+                + invalidateStale(redo, redoTail, cp.redoHead() + redo.capacity());
+    }
+
+    private int invalidateStale(RingReader ring, long tail, long end) {
+        int invalidated = 0;
+        // the record at the tail is invalid by definition (the scan stopped there), and a blank ring's zero words
+        // match only position 0: start after it
+        for (long p = LogRecordLayout.alignUp(tail) + LogRecordLayout.ALIGNMENT; p < end;
+                p += LogRecordLayout.ALIGNMENT) {
+            long word = ring.offsetOf(p) + LogRecordLayout.POSITION_OFFSET;
+            if (region.getLong(word) == p) {
+                region.putLong(word, LogRecordLayout.NO_POSITION);
+                region.persist(word, 8);
+                invalidated++;
+            }
+        }
+        if (invalidated > 0) {
+            LOG.info("frontend {}: invalidated {} stale records past the valid tail {} of {}", frontendId,
+                    invalidated, tail, ring.name());
+        }
+        return invalidated;
+    }
+
     /** The semantic ring's valid tail, how many records lie after the checkpoint, and the last one's tx id. */
     public record SemanticTail(long tail, long records, long lastTxId) {
     }

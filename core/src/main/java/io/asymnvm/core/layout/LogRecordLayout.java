@@ -29,6 +29,11 @@ public final class LogRecordLayout {
     public static final int FLAGS_OFFSET = 10;
     public static final int POSITION_OFFSET = 16;
     public static final int COMMON_HEADER_LENGTH = 24;
+    /**
+     * A position word no record has (logical positions are never negative): written over the header of a stale
+     * record so that it can never validate again (see the backend's FrontendLog#invalidateStaleRecords).
+     */
+    public static final long NO_POSITION = -1L;
 
     public static final short TYPE_SEMANTIC = 1;
     public static final short TYPE_REDO_BATCH = 2;
@@ -39,6 +44,11 @@ public final class LogRecordLayout {
 
     public static int alignedLength(int length) {
         return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    /** The first record boundary at or after ring position {@code position}. */
+    public static long alignUp(long position) {
+        return (position + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
     public static ByteBuffer wrap(byte[] record) {
