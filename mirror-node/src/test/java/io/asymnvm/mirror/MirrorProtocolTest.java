@@ -208,6 +208,41 @@ class MirrorProtocolTest {
      * before its copy (a restart then catches up and refuses promotion), and a mark of an older epoch vouches for
      * nothing.
      */
+    /**
+     * A frontend that died mid-WRITE can leave a torn semantic record followed by a whole one on a mirror. Its next
+     * incarnation writes from the torn one on; a record of its own that ends where the stale one begins must not
+     * make the stale one part of the ring (a promotion would re-execute it): attach invalidates it.
+     */
+    @Test
+    void aStaleSemanticRecordPastTheTailIsInvalidatedWhenAFrontendAttaches() {
+        try (BackendNode m = mirror(); FabricConnection first = m.localFabric().connect();
+             FabricConnection second = m.localFabric().connect()) {
+            attachTo(first);
+            byte[] one = SemanticRecordLayout.encode(0, 1, 42, new byte[10], 10);
+            byte[] torn = one.clone();
+            torn[one.length / 2] ^= 0x40;
+            byte[] stale = SemanticRecordLayout.encode(one.length, 2, 42, new byte[10], 10);
+            first.write(RegionIds.semantic(0), 0, torn, 0, torn.length).await();
+            first.write(RegionIds.semantic(0), one.length, stale, 0, stale.length).await();
+
+            assertEquals(0, attachTo(second).semValidTail(), "the next incarnation resumes at the torn record");
+            byte[] mine = SemanticRecordLayout.encode(0, 1, 43, new byte[10], 10);
+            assertEquals(one.length, mine.length);
+            second.write(RegionIds.semantic(0), 0, mine, 0, mine.length).await();
+            try (FabricConnection third = m.localFabric().connect()) {
+                AttachReply r = attachTo(third);
+                assertEquals(LogRecordLayout.alignedLength(mine.length), r.semValidTail(),
+                        "the first incarnation's tx 2 taken for the second's");
+                assertEquals(1, r.lastSemTxId());
+            }
+        }
+    }
+
+    private static AttachReply attachTo(FabricConnection c) {
+        return AttachReply.decode(c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 0, 0))
+                .await().bytes());
+    }
+
     @Test
     void restartKeepsInSyncUntilANewCopyStartsOrTheEpochMoves() {
         BackendConfiguration cfg = config("mirror.pm");

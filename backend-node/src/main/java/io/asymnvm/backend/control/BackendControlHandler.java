@@ -212,8 +212,11 @@ public final class BackendControlHandler implements ControlHandler {
                 throw e;
             }
             RingScanner.Scan redo = RingScanner.scan(log.redoReader(), cp.redoHead(), cp.redoHead(), null);
-            if (!mirror) {
-                // the session writes from the tails on: no crashed session's record there may validate first
+            // the session writes from the tails on: no crashed session's record there may validate first (a
+            // mirror's redo ring is its shipper's, and no frontend attaches to an ASYNC mirror)
+            if (mirror) {
+                log.invalidateStaleSemanticRecords(sem.tail());
+            } else {
                 log.invalidateStaleRecords(sem.tail(), redo.tail());
             }
             LOG.info("frontend {} attached (epoch {}): applied tx {}, {} semantic records after it",

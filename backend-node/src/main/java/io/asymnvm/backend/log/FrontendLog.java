@@ -243,9 +243,17 @@ public final class FrontendLog {
      * clean stop nothing is written.
      */
     public int invalidateStaleRecords(long semTail, long redoTail) {
-        Checkpoint cp = checkpoint;
-        return invalidateStale(semantic, semTail, cp.semHead() + semantic.capacity())
-                + invalidateStale(redo, redoTail, cp.redoHead() + redo.capacity());
+        return invalidateStaleSemanticRecords(semTail)
+                + invalidateStale(redo, redoTail, checkpoint.redoHead() + redo.capacity());
+    }
+
+    /**
+     * The semantic ring's part of {@link #invalidateStaleRecords}, for a SYNC mirror: the attaching frontend
+     * writes its semantic ring there too, and a promotion would otherwise take a stale record for one of its own.
+     * (A mirror's redo ring is written by its backend's shipper only, and replayed only as far as shipped.)
+     */
+    public int invalidateStaleSemanticRecords(long semTail) {
+        return invalidateStale(semantic, semTail, checkpoint.semHead() + semantic.capacity());
     }
 
     private int invalidateStale(RingReader ring, long tail, long end) {
