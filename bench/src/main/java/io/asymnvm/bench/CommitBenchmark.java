@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+@Fork(value = 1, jvmArgsAppend = {ForkFlags.OPEN_LANG, ForkFlags.OPEN_REFLECT, ForkFlags.EXPORT_NIO,
+        ForkFlags.EXPORT_REF, ForkFlags.EXPORT_JAVAC, ForkFlags.NO_ANALYTICS, ForkFlags.LOG_WARN})
 @Threads(1)
 public class CommitBenchmark {
 

@@ -52,7 +52,8 @@ import java.util.concurrent.locks.ReentrantLock;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Xmx1g"})
+@Fork(value = 1, jvmArgsAppend = {ForkFlags.OPEN_LANG, ForkFlags.OPEN_REFLECT, ForkFlags.EXPORT_NIO,
+        ForkFlags.EXPORT_REF, ForkFlags.EXPORT_JAVAC, ForkFlags.NO_ANALYTICS, ForkFlags.LOG_WARN, ForkFlags.HEAP})
 @Threads(1)
 public class MapGetBenchmark {
     static final int KEYS = 100_000;
