@@ -38,6 +38,8 @@ public final class PersistCountingRegion implements PersistentRegion {
     private final LongAdder[] bytes = new LongAdder[Kind.values().length];
     private final LongAdder[] calls = new LongAdder[Kind.values().length];
     private final LongAdder[] written = new LongAdder[Kind.values().length];
+    /** Write-back calls made on the wrapped region: one per {@link #persist}, one per {@link #persistRanges}. */
+    private final LongAdder syncs = new LongAdder();
     private volatile Superblock layout;
 
     public PersistCountingRegion(PersistentRegion delegate) {
@@ -64,7 +66,16 @@ public final class PersistCountingRegion implements PersistentRegion {
         return written[kind.ordinal()].sum();
     }
 
-    /** Persist calls in {@code kind}'s area so far. */
+    /**
+     * Write-back calls made on the wrapped region so far, all areas: each {@link #persist} and each
+     * {@link #persistRanges} counts one. On a file on a block device each is an msync, which ends with a device
+     * cache flush, so this is the count of flushes the backend paid.
+     */
+    public long syncs() {
+        return syncs.sum();
+    }
+
+    /** Persist calls in {@code kind}'s area so far (a range of {@link #persistRanges} counts as one). */
     public long persistCalls(Kind kind) {
         return calls[kind.ordinal()].sum();
     }
@@ -92,9 +103,22 @@ public final class PersistCountingRegion implements PersistentRegion {
     @Override
     public void persist(long offset, long length) {
         delegate.persist(offset, length);
+        syncs.increment();
         int k = kindOf(offset).ordinal();
         bytes[k].add(length);
         calls[k].increment();
+    }
+
+    /** Counts each range as {@link #persist} would, then lets the delegate persist them its way. */
+    @Override
+    public void persistRanges(long[] starts, long[] ends, int count) {
+        delegate.persistRanges(starts, ends, count);
+        syncs.increment();
+        for (int i = 0; i < count; i++) {
+            int k = kindOf(starts[i]).ordinal();
+            bytes[k].add(ends[i] - starts[i]);
+            calls[k].increment();
+        }
     }
 
     @Override

@@ -182,29 +182,28 @@ public final class ReplayAgent implements Runnable {
     /**
      * Persists the touched ranges, widened to whole cache lines (the unit a write-back moves, and what is counted)
      * and merged where they share or abut a line, so each line is written back once. Widening to the page start,
-     * as before, wrote back (and counted) up to a page per small update (issue 8 goal 7).
+     * as before, wrote back (and counted) up to a page per small update (issue 8 goal 7). The merged ranges go to
+     * the region in one call ({@link io.asymnvm.core.region.PersistentRegion#persistRanges}): on a file it is one
+     * msync, so one device flush per batch, not one per range.
      */
     private void persistTouched(List<long[]> touched) {
         touched.sort((a, b) -> Long.compare(a[0], b[0]));
-        long start = -1;
-        long end = -1;
+        long[] starts = new long[touched.size()];
+        long[] ends = new long[touched.size()];
+        int n = 0;
         long mask = -CACHE_LINE;
         for (long[] t : touched) {
             long s = (heapBase + t[0]) & mask;
             long en = (heapBase + t[0] + t[1] + CACHE_LINE - 1) & mask;
-            if (start >= 0 && s <= end) {
-                end = Math.max(end, en);
+            if (n > 0 && s <= ends[n - 1]) {
+                ends[n - 1] = Math.max(ends[n - 1], en);
             } else {
-                if (start >= 0) {
-                    region.persist(start, end - start);
-                }
-                start = s;
-                end = en;
+                starts[n] = s;
+                ends[n] = en;
+                n++;
             }
         }
-        if (start >= 0) {
-            region.persist(start, end - start);
-        }
+        region.persistRanges(starts, ends, n);
     }
 
     private void fault(FrontendLog log, String reason) {

@@ -79,6 +79,38 @@ class PersistCountingRegionTest {
         }
     }
 
+    @Test
+    void shouldWriteBackTheScatteredHeapRangesOfABatchInOneCall() {
+        PersistCountingRegion region = new PersistCountingRegion(new ByteArrayRegion("pm", (int) BackendFixture.SIZE));
+        try (BackendNode node = BackendNode.start(BackendFixture.config(dir.resolve("s.pm")).conclude(), region);
+             FabricConnection c = node.localFabric().connect()) {
+            region.classify(node.superblock());
+            attach(c, 0);
+            long at = grantSlab(c)[1];
+
+            byte[] one = batch().write(at + 1024, bytes(100, 1)).commit(1).seal(0, 0);
+            long syncs = region.syncs();
+            long heapCalls = region.persistCalls(Kind.HEAP);
+            writeRedo(c, 0, 0, one);
+            c.flush(0, false).await();
+            node.awaitReplayed();
+            long syncsOfOne = region.syncs() - syncs;
+            assertEquals(1, region.persistCalls(Kind.HEAP) - heapCalls, "one heap range");
+
+            // three ranges lines apart, in one transaction: three heap ranges, written back by one call
+            byte[] three = batch().write(at + 8192, bytes(100, 2)).write(at + 4096, bytes(8, 3))
+                    .write(at + 20_000, bytes(300, 4)).commit(2).seal(one.length, 0);
+            syncs = region.syncs();
+            heapCalls = region.persistCalls(Kind.HEAP);
+            writeRedo(c, 0, one.length, three);
+            c.flush(0, false).await();
+            node.awaitReplayed();
+            assertEquals(3, region.persistCalls(Kind.HEAP) - heapCalls, "three heap ranges, counted one by one");
+            assertEquals(syncsOfOne, region.syncs() - syncs,
+                    "a batch of three scattered ranges costs the write-back calls of a batch of one");
+        }
+    }
+
     private static Map<Kind, Long> snapshot(PersistCountingRegion region) {
         Map<Kind, Long> m = new EnumMap<>(Kind.class);
         for (Kind k : Kind.values()) {

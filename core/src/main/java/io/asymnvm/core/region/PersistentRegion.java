@@ -45,6 +45,18 @@ public interface PersistentRegion extends AutoCloseable {
     /** Makes {@code [offset, offset + length)} durable (cache-line write-back on DAX, msync otherwise). */
     void persist(long offset, long length);
 
+    /**
+     * Makes every range {@code [starts[i], ends[i])}, {@code i < count}, durable: the guarantee of calling
+     * {@link #persist} on each. The ranges are sorted by start and do not overlap. An implementation may persist
+     * more than asked at once where one write-back of a covering range is cheaper than one per range: an msync
+     * of a file on a block device ends with one device cache flush per call, whatever the number of dirty pages.
+     */
+    default void persistRanges(long[] starts, long[] ends, int count) {
+        for (int i = 0; i < count; i++) {
+            persist(starts[i], ends[i] - starts[i]);
+        }
+    }
+
     /** Zeroes a range (not persisted). */
     void zero(long offset, long length);
 

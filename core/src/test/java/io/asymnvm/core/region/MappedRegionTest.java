@@ -353,4 +353,37 @@ class MappedRegionTest {
         r.zero(chunk - 16, 32);
         assertArrayEquals(new byte[32], r.read(chunk - 16, 32));
     }
+
+    @Test
+    void shouldPersistScatteredRangesInOneCallInAnyOrder() {
+        Path file = dir.resolve("ranges.img");
+        MappedRegion r = create(file, SIZE);
+        long[] starts = {8192, 64, 40960};
+        long[] ends = {8192 + 128, 64 + 64, 40960 + 4096};
+        for (int i = 0; i < starts.length; i++) {
+            r.write(starts[i], pattern((int) (ends[i] - starts[i]), i + 1), 0, (int) (ends[i] - starts[i]));
+        }
+        r.persistRanges(starts, ends, starts.length); // unsorted: the covering span is taken from all of them
+        r.persistRanges(starts, ends, 0);
+        r.close();
+        MappedRegion again = open(file);
+        for (int i = 0; i < starts.length; i++) {
+            assertArrayEquals(pattern((int) (ends[i] - starts[i]), i + 1), again.read(starts[i],
+                    (int) (ends[i] - starts[i])), "range " + i);
+        }
+    }
+
+    @Test
+    void shouldRefuseRangesItCannotPersist() {
+        MappedRegion r = create(dir.resolve("bad-ranges.img"), SIZE);
+        IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
+                () -> r.persistRanges(new long[] {0, 64}, new long[] {64, 128}, 3));
+        assertTrue(count.getMessage().contains("range count 3 outside [0, 2]"), count.getMessage());
+        IllegalArgumentException backwards = assertThrows(IllegalArgumentException.class,
+                () -> r.persistRanges(new long[] {0, 640}, new long[] {64, 128}, 2));
+        assertTrue(backwards.getMessage().contains("range 1 ends at 128 before its start 640"),
+                backwards.getMessage());
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> r.persistRanges(new long[] {0, SIZE - 64}, new long[] {64, SIZE + 64}, 2));
+    }
 }

@@ -70,6 +70,11 @@ final class AsymNvmPutsRig implements AutoCloseable {
     long flushesPosted() {
         return pair.nvm().counters().flushes();
     }
+    /** Write-back calls the backend made on its image so far (each an msync on a file). */
+    long syncs() {
+        return region.syncs();
+    }
+
     /** Bytes the backend persisted so far, by area. */
     Map<Kind, Long> persisted() {
         Map<Kind, Long> m = new EnumMap<>(Kind.class);

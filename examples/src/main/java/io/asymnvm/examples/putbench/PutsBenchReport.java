@@ -16,11 +16,12 @@ import java.util.Objects;
  * (the commit records, which carry the put's arguments) and the rest (checkpoints, watermarks) are reported beside
  * it. {@code pm_written_bytes_per_logical_byte} counts what reached those two areas through stores (the redo WRITE
  * once, the replayer's heap stores), without the widening and repetition of persist calls: the media write
- * amplification on memory written back line by line.
+ * amplification on memory written back line by line. {@code pm_syncs_per_put} counts the backend's write-back
+ * calls (each an msync of the image file, so on a block device one device cache flush) per put.
  */
 public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPhase floor, PutsPhase mapDb,
                               long logicalBytes, Map<Kind, Long> persisted, Map<Kind, Long> written,
-                              PutsEngineCounts engine) {
+                              long syncs, PutsEngineCounts engine) {
     public PutsBenchReport {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(engine, "engine");
@@ -82,6 +83,7 @@ public record PutsBenchReport(PutsBenchConfig config, PutsPhase asymNvm, PutsPha
                 .put("pm_written_redo_bytes", written.get(Kind.REDO))
                 .put("pm_written_heap_bytes", written.get(Kind.HEAP))
                 .put("pm_written_bytes_per_logical_byte", Json.decimal(writtenBytesPerLogicalByte(), 4))
+                .put("pm_syncs_per_put", Json.decimal(engine.per(syncs, engine.commits()), 3))
                 .put("commit_round_trips_per_put", Json.decimal(engine.per(engine.commitRoundTrips(), engine.commits()), 4))
                 .put("flushes_per_put", Json.decimal(engine.per(engine.flushes(), engine.commits()), 4))
                 .put("puts_per_redo_batch", Json.decimal(engine.per(engine.commits(), engine.redoBatches()), 2))

@@ -37,6 +37,7 @@ public final class PutsBenchRun {
             PutsEngineCounts engine;
             Map<Kind, Long> persisted = new EnumMap<>(Kind.class);
             Map<Kind, Long> written = new EnumMap<>(Kind.class);
+            long syncs;
             progress.accept("AsymNVM over " + c.fabric().cliName() + " ...");
             try (AsymNvmPutsRig rig = AsymNvmPutsRig.start(c.fabric(), dir, c.pmBytes())) {
                 PutStore store = rig.store();
@@ -47,8 +48,10 @@ public final class PutsBenchRun {
                 Map<Kind, Long> writtenBefore = rig.written();
                 EngineStats statsBefore = rig.stats();
                 long flushesBefore = rig.flushesPosted();
+                long syncsBefore = rig.syncs();
                 asymNvm = driver.run(target, c.seconds(), 2);
                 rig.drain();
+                syncs = rig.syncs() - syncsBefore;
                 Map<Kind, Long> after = rig.persisted();
                 Map<Kind, Long> writtenAfter = rig.written();
                 EngineStats statsAfter = rig.stats();
@@ -75,7 +78,8 @@ public final class PutsBenchRun {
                 driver.run(mapDbTarget, c.warmupSeconds(), 1);
                 mapDb = driver.run(mapDbTarget, c.seconds(), 2);
             }
-            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted, written, engine);
+            return new PutsBenchReport(c, asymNvm, floor, mapDb, asymNvm.bytes(), persisted, written, syncs,
+                    engine);
         } finally {
             ScratchDirectory.delete(dir);
         }

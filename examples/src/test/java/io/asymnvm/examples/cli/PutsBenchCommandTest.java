@@ -31,7 +31,7 @@ class PutsBenchCommandTest {
             "p99_us", "floor_p50_us", "mapdb_p50_us", "puts", "logical_bytes", "pm_redo_bytes", "pm_heap_bytes",
             "pm_semantic_bytes", "pm_other_bytes", "pm_bytes_per_logical_byte", "semantic_bytes_per_logical_byte",
             "pm_written_redo_bytes", "pm_written_heap_bytes", "pm_written_bytes_per_logical_byte",
-            "commit_round_trips_per_put", "flushes_per_put", "puts_per_redo_batch", "retries_per_put",
+            "pm_syncs_per_put", "commit_round_trips_per_put", "flushes_per_put", "puts_per_redo_batch", "retries_per_put",
             "cpu_process_us_per_op", "cpu_workers_us_per_op", "cpu_frontend_agent_us_per_op",
             "cpu_backend_replayer_us_per_op", "cpu_backend_io_us_per_op", "cpu_other_threads_us_per_op",
             "cpu_jvm_gc_us_per_op", "cpu_jvm_jit_us_per_op", "cpu_jvm_other_us_per_op",
@@ -101,6 +101,9 @@ class PutsBenchCommandTest {
         double flushes = v.get("flushes_per_put").asDouble();
         assertTrue(flushes > 0 && flushes <= 2.0, json);
         assertTrue(v.get("puts_per_redo_batch").asDouble() >= 1.0, json);
+        // every FLUSH writes back at least the commit records it covers: one write-back call or more per FLUSH
+        double syncs = v.get("pm_syncs_per_put").asDouble();
+        assertTrue(syncs >= flushes - 1e-3 && Double.isFinite(syncs), json);
 
         try (Stream<Path> left = Files.list(dir)) {
             assertEquals(List.of(), left.toList(), "the run deletes its files");
