@@ -397,7 +397,8 @@ public final class InspectTool implements Callable<Integer> {
         Checkpoint cp = ControlBlockLayout.newestCheckpoint(control);
         long watermark = ControlBlockLayout.durableSemTail(control);
         RingDamage[] quarantine = new RingDamage[1];
-        Ring semantic = scanSemantic(region, sb, f, cp, watermark, findings, quarantine);
+        Ring semantic = scanSemantic(region, sb, f, cp, Math.max(cp.semHead(),
+                ControlBlockLayout.mirrorSemStart(control)), watermark, findings, quarantine);
         Ring redo = scanRedo(region, sb, f, cp, owners, findings, quarantine, mark);
         return new FrontendArea(f, sb.controlBlockOf(f), slots, cp, watermark,
                 ControlBlockLayout.attachEpoch(control), ControlBlockLayout.state(control), semantic, redo,
@@ -430,17 +431,22 @@ public final class InspectTool implements Callable<Integer> {
         return new Slot(index, seq, Slot.INVALID);
     }
 
-    private static Ring scanSemantic(FileChannelRegion region, Superblock sb, int f, Checkpoint cp, long watermark,
-                                     Findings findings, RingDamage[] quarantine) {
+    /**
+     * {@code from} is the checkpoint's head, or a mirror's semantic start past it (the records between reach the
+     * mirror as redo: the first record found there continues from an unknown transaction, past the applied one).
+     */
+    private static Ring scanSemantic(FileChannelRegion region, Superblock sb, int f, Checkpoint cp, long from,
+                                     long watermark, Findings findings, RingDamage[] quarantine) {
         RingReader reader = new RingReader(region, sb.semRingOf(f), sb.semRingCapacity(),
                 LogRecordLayout.TYPE_SEMANTIC, region.name() + " semantic ring of frontend " + f);
         long[] seen = new long[3]; // records, first tx, last tx
         String[] gap = new String[1];
         RingScanner.Scan scan;
         try {
-            scan = RingScanner.scan(reader, cp.semHead(), watermark, e -> {
+            scan = RingScanner.scan(reader, from, watermark, e -> {
                 long tx = SemanticRecordLayout.txId(e.bytes());
-                long expected = seen[0] == 0 ? cp.appliedTxId() + 1 : seen[2] + 1;
+                long expected = seen[0] != 0 ? seen[2] + 1
+                        : from > cp.semHead() && tx > cp.appliedTxId() ? tx : cp.appliedTxId() + 1;
                 if (tx != expected && gap[0] == null) {
                     gap[0] = new CorruptRecordException(reader.name(), reader.offsetOf(e.position()),
                             "transaction id (records after the checkpoint continue from applied tx "

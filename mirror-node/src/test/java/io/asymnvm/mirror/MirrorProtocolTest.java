@@ -238,6 +238,60 @@ class MirrorProtocolTest {
         }
     }
 
+    /**
+     * A frontend added this mirror at run time from ring position P (MIRROR_POSTING with a semantic start: its
+     * records before P were applied on the backend and reach the mirror as redo, never in its ring), and the add was
+     * undone before its FLUSH, while the mirror's replay had not reached P (here: no copy yet). Adding it again right
+     * away attaches again: the records the mirror never held before P are no damage. Before, that attach scanned the
+     * ring from the checkpoint's head (0) to the watermark P, refused with RING_CORRUPT and quarantined the frontend
+     * for good (MirrorLateJoinTest's re-add, once in 5 loaded runs); a restart in that window did the same. A damaged
+     * record between P and the watermark still quarantines.
+     */
+    @Test
+    void aSemanticStartAheadOfTheMirrorsReplayIsNoDamageForTheNextAttach() {
+        BackendConfiguration cfg = config("mirror.pm");
+        long start = 40 * LogRecordLayout.ALIGNMENT; // records before it were applied on the backend, not here
+        byte[] first = SemanticRecordLayout.encode(start, 11, 42, new byte[10], 10);
+        long second = start + first.length;
+        byte[] next = SemanticRecordLayout.encode(second, 12, 42, new byte[10], 10);
+        long end = second + next.length;
+        Superblock sb;
+        try (BackendNode m = mirror()) {
+            sb = m.superblock();
+            try (FabricConnection undone = m.localFabric().connect()) { // the add that is undone after the re-post
+                assertEquals(0, attachTo(undone).semHead(), "the mirror's replay is at the ring's start");
+                undone.call(ReplicationLayout.posting(0, 1, ReplicationLayout.NO_DECLARATION, start)).await();
+                undone.write(RegionIds.semantic(0), start, first, 0, first.length).await(); // its FLUSH failed
+            }
+            try (FabricConnection again = m.localFabric().connect()) { // the same mirror added again right away
+                AttachReply r = attachTo(again);
+                assertEquals(second, r.semValidTail(), "the re-posted record is there, nothing else is expected");
+                assertEquals(null, m.frontendLog(0).quarantine());
+                again.call(ReplicationLayout.posting(0, 2, ReplicationLayout.NO_DECLARATION, start)).await();
+                again.write(RegionIds.semantic(0), second, next, 0, next.length).await();
+                again.flush(end, true).await();
+            }
+        }
+        try (BackendNode m = BackendNode.startMirror(cfg, null); FabricConnection c = m.localFabric().connect()) {
+            assertEquals(null, m.frontendLog(0).quarantine(), "a restart scans from the same start");
+            assertEquals(end, attachTo(c).semValidTail());
+        }
+        io.asymnvm.backend.InspectReport report = io.asymnvm.backend.InspectTool.inspect(cfg.pmFile());
+        assertTrue(report.ok(), "inspect: " + report.problems());
+        assertEquals(2, report.frontends().get(0).semantic().records(), "inspect scans from the start too");
+        try (io.asymnvm.core.region.MappedRegion r = io.asymnvm.core.region.MappedRegion.open(cfg.pmFile(),
+                io.asymnvm.core.region.MappedRegion.MapMode.FILE)) {
+            long at = sb.semRingOf(0) + second + SemanticRecordLayout.HEADER_LENGTH; // an argument byte
+            r.write(at, new byte[] {0x5a}, 0, 1);
+            r.persist(at, 1);
+        }
+        try (BackendNode m = BackendNode.startMirror(cfg, null); FabricConnection c = m.localFabric().connect()) {
+            assertTrue(m.frontendLog(0).quarantine() != null, "a damaged record before the watermark");
+            AsymNvmException damaged = assertThrows(AsymNvmException.class, () -> attachTo(c));
+            assertEquals(ErrorCode.RING_CORRUPT, damaged.errorCode(), damaged.getMessage());
+        }
+    }
+
     private static AttachReply attachTo(FabricConnection c) {
         return AttachReply.decode(c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 0, 0))
                 .await().bytes());

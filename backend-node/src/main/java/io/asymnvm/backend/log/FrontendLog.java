@@ -91,8 +91,9 @@ public final class FrontendLog {
     public void admitWatermark(long durable, long requested) {
         requireNotQuarantined();
         // records before the checkpoint's head are applied (their redo is in the PM image) and may already be
-        // overwritten: the replayer can release ring space before the FLUSH that covers it arrives
-        long start = Math.max(durable, checkpoint.semHead());
+        // overwritten: the replayer can release ring space before the FLUSH that covers it arrives; on a mirror,
+        // those before the semantic start reach it as redo
+        long start = Math.max(Math.max(durable, checkpoint.semHead()), semanticStart());
         if (requested <= start) {
             return;
         }
@@ -174,15 +175,24 @@ public final class FrontendLog {
     }
 
     /**
-     * A frontend that adds this node as a mirror at run time re-posts only the records it still retains, from
-     * ring position {@code position}: the FLUSH watermark check starts there (what lies before was released: the
-     * backend applied it and ships it as redo). Never moves the watermark back; more than the ring's capacity past
-     * the checkpoint's head is refused with BAD_REQUEST naming both.
+     * A frontend that adds this node as a mirror at run time (or reconnects to it) re-posts only the records it
+     * still retains, from ring position {@code position}: this ring holds its records from there on, and what lies
+     * before was released (the backend applied it and ships it as redo; this mirror's replay may not have reached
+     * it yet). Stored as the {@linkplain #semanticStart semantic start}, where the FLUSH watermark check and the
+     * attach's scan begin, and as the durable watermark. Neither moves back; more than the ring's capacity past the
+     * checkpoint's head is refused with BAD_REQUEST naming both.
+     *
+     * <p>The start is persisted before the watermark: a crash between them leaves a watermark behind the start,
+     * which claims nothing. Before the start existed, the watermark alone was raised, and an attach in the window
+     * until the replay reached {@code position} (an add undone after its re-post and repeated at once, a reconnect,
+     * a restart) scanned from the checkpoint's head to the watermark, found the records this mirror never holds
+     * and quarantined the frontend (RING_CORRUPT) for good.
      */
     public synchronized void adoptSemanticStart(long position) {
         long at = controlAt + ControlBlockLayout.DURABLE_SEM_TAIL_OFFSET;
         long durable = region.getLongVolatile(at);
-        if (position <= durable) {
+        long start = semanticStart();
+        if (position <= durable && position <= start) {
             return;
         }
         if (position - checkpoint.semHead() > semantic.capacity()) {
@@ -190,8 +200,36 @@ public final class FrontendLog {
                     + frontendId + " is more than the ring's " + semantic.capacity() + " bytes past its head "
                     + checkpoint.semHead());
         }
-        region.putLongVolatile(at, position);
-        region.persist(at, 8);
+        if (position > start) {
+            long startAt = controlAt + ControlBlockLayout.MIRROR_SEM_START_OFFSET;
+            region.putLongVolatile(startAt, position);
+            region.persist(startAt, 8);
+        }
+        if (position > durable) {
+            region.putLongVolatile(at, position);
+            region.persist(at, 8);
+        }
+    }
+
+    /**
+     * Where this ring holds the frontend's records from, as a frontend that added this mirror at run time last
+     * stated ({@link #adoptSemanticStart}); 0 on a backend. Records before it, past the checkpoint's head, are no
+     * damage when missing: the mirror applies them from the redo its backend ships.
+     */
+    public long semanticStart() {
+        return region.getLongVolatile(controlAt + ControlBlockLayout.MIRROR_SEM_START_OFFSET);
+    }
+
+    /**
+     * A mirror being promoted (its replay finished, in sync, so its head is at or past the semantic start): from
+     * now on every record past the head must be in the ring, as on any backend.
+     */
+    public synchronized void dropSemanticStart() {
+        long at = controlAt + ControlBlockLayout.MIRROR_SEM_START_OFFSET;
+        if (region.getLongVolatile(at) != 0) {
+            region.putLongVolatile(at, 0);
+            region.persist(at, 8);
+        }
     }
 
     /** Increments and persists the attach epoch, marks the frontend attached; returns the new epoch. */
@@ -209,16 +247,19 @@ public final class FrontendLog {
     }
 
     /**
-     * Semantic records after the checkpoint, up to the valid tail. A damaged record before the durable watermark
-     * quarantines this frontend and fails with {@code RING_CORRUPT} (ring, offset, expected, actual).
+     * Semantic records after the checkpoint (on a mirror: from its semantic start, if its replay has not reached
+     * it), up to the valid tail. A damaged record before the durable watermark quarantines this frontend and fails
+     * with {@code RING_CORRUPT} (ring, offset, expected, actual).
      */
     public SemanticTail scanSemantic() {
         requireNotQuarantined();
         Checkpoint cp = checkpoint;
-        long durable = ControlBlockLayout.durableSemTail(controlBlock());
+        byte[] block = controlBlock();
+        long durable = ControlBlockLayout.durableSemTail(block);
         RingScanner.Scan scan;
         try {
-            scan = RingScanner.scan(semantic, cp.semHead(), durable, null);
+            scan = RingScanner.scan(semantic, Math.max(cp.semHead(), ControlBlockLayout.mirrorSemStart(block)),
+                    durable, null);
         } catch (CorruptRecordException e) {
             quarantine(RingDamage.of(e));
             throw quarantine.refusal(frontendId);

@@ -42,10 +42,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p><b>Promotion</b> ({@link #promote}): refused with {@code REPLICA_BEHIND} unless in sync, and with
  * {@code STALE_EPOCH} on a node already serving as backend. It fences and closes the peer, finishes replay of what
- * was shipped, clears the redo rings (everything shipped is applied; bytes past the limits were never confirmed),
- * persists epoch + 1 ({@link SuperblockLayout#writePromotedEpoch}, one atomic store), reloads the slab table,
- * switches the replayer to the backend's ownership rule, and closes every frontend connection: frontends see
- * {@code CONNECTION_LOST}, attach again and are told the new role and epoch.
+ * was shipped, clears the redo rings (everything shipped is applied; bytes past the limits were never confirmed)
+ * and the semantic starts frontends stated ({@link FrontendLog#dropSemanticStart}), persists epoch + 1
+ * ({@link SuperblockLayout#writePromotedEpoch}, one atomic store), reloads the slab table, switches the replayer
+ * to the backend's ownership rule, and closes every frontend connection: frontends see {@code CONNECTION_LOST},
+ * attach again and are told the new role and epoch.
  *
  * <p><b>Backend role.</b> ADD_MIRROR (proving the replication secret) starts a {@link MirrorShipper} to the mirror
  * it names and answers with this image's superblock, so a new mirror formats the same geometry and identity.
@@ -329,6 +330,7 @@ public final class ReplicationService {
                 replayer.betweenBatches(() -> {
                     for (FrontendLog log : logs) {
                         zeroRedoRing(log); // everything shipped is applied; the rest was never confirmed
+                        log.dropSemanticStart(); // a backend's ring holds every record past its head
                     }
                     SuperblockLayout.writePromotedEpoch(region, next);
                     slabs.reload();

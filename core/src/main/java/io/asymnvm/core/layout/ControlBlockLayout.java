@@ -25,7 +25,9 @@ import java.util.zip.CRC32C;
  * 144  state(8)           0 never attached, 1 attached, 2 detached cleanly
  * 152  publishedSeq(8)    sequence of the newest checkpoint known durable (stored after its persist)
  * 160  mirrorLimit(8)     a mirror's confirmed redo limit ({@link MirrorStateLayout}); unused on a backend
- * 168  reserved up to 192
+ * 168  mirrorSemStart(8)  a mirror's: where its semantic ring holds this frontend's records from (the last
+ *                         MIRROR_POSTING start); 0 on a backend and on a mirror no frontend added at run time
+ * 176  reserved up to 192
  * </pre>
  */
 public final class ControlBlockLayout {
@@ -43,6 +45,13 @@ public final class ControlBlockLayout {
     public static final int PUBLISHED_SEQ_OFFSET = 152;
     /** A mirror's confirmed redo limit of this frontend (see {@link MirrorStateLayout}). */
     public static final int MIRROR_LIMIT_OFFSET = 160;
+    /**
+     * A mirror's semantic start of this frontend: a frontend that adds the mirror at run time (or reconnects to it)
+     * re-posts its retained records from this ring position on; the records before it were applied on the backend
+     * and reach the mirror as redo, never in its ring. Raised only, with one atomic 8-byte store; cleared at
+     * promotion. 0 (a blank page) states nothing.
+     */
+    public static final int MIRROR_SEM_START_OFFSET = 168;
     /** Bytes a reader needs to decode everything above. */
     public static final int READ_LENGTH = 192;
 
@@ -125,6 +134,10 @@ public final class ControlBlockLayout {
 
     public static long durableSemTail(byte[] block) {
         return ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN).getLong(DURABLE_SEM_TAIL_OFFSET);
+    }
+
+    public static long mirrorSemStart(byte[] block) {
+        return ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN).getLong(MIRROR_SEM_START_OFFSET);
     }
 
     public static long attachEpoch(byte[] block) {
