@@ -127,9 +127,12 @@ public final class BackendNode implements AutoCloseable {
                     sb.slabCount() * SlabTableLayout.ENTRY_LENGTH, null); // replication peers only
             for (int f = 0; f < logs.length; f++) {
                 regions.register(RegionIds.control(f), region, sb.controlBlockOf(f), sb.pageSize(), null);
-                regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null);
+                // a backend knows which ring bytes its NIC's FLUSHes persisted (not persisted twice, issue 8
+                // goal 7); a mirror's rings are also written by shipping, so it persists everything itself
+                regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null,
+                        mirror ? null : logs[f].semanticWrites());
                 regions.register(RegionIds.redo(f), region, sb.redoRingOf(f), sb.redoRingCapacity(),
-                        replayer::signal);
+                        replayer::signal, mirror ? null : logs[f].redoWrites());
             }
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());
@@ -228,6 +231,11 @@ public final class BackendNode implements AutoCloseable {
 
     public void awaitReplayed() {
         replayer.awaitReplayed();
+    }
+
+    /** Runs {@code action} while the replayer applies no batch (tests: a WRITE and its FLUSH before replay). */
+    public void betweenBatches(Runnable action) {
+        replayer.betweenBatches(action);
     }
 
     /** The slab owner table (grants, returns, quota). */
