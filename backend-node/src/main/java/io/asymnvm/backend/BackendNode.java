@@ -41,6 +41,14 @@ import java.nio.file.Path;
  */
 public final class BackendNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNode.class);
+    /**
+     * System property: {@code false} registers the rings without a {@link io.asymnvm.core.fabric.WriteDurability},
+     * so every ring byte is persisted twice again (by the FLUSH and by the replayer or the watermark check), for
+     * comparing a crash exploration or the write amplification with and without persist-once in one build.
+     * Default {@code true}.
+     */
+    public static final String PERSIST_ONCE_PROPERTY = "asymnvm.backend.persistOnce";
+    private static final boolean PERSIST_ONCE = !"false".equalsIgnoreCase(System.getProperty(PERSIST_ONCE_PROPERTY));
 
     private final BackendConfiguration config;
     private final PmImage image;
@@ -129,10 +137,11 @@ public final class BackendNode implements AutoCloseable {
                 regions.register(RegionIds.control(f), region, sb.controlBlockOf(f), sb.pageSize(), null);
                 // a backend knows which ring bytes its NIC's FLUSHes persisted (not persisted twice, issue 8
                 // goal 7); a mirror's rings are also written by shipping, so it persists everything itself
+                boolean once = PERSIST_ONCE && !mirror;
                 regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null,
-                        mirror ? null : logs[f].semanticWrites());
+                        once ? logs[f].semanticWrites() : null);
                 regions.register(RegionIds.redo(f), region, sb.redoRingOf(f), sb.redoRingCapacity(),
-                        replayer::signal, mirror ? null : logs[f].redoWrites());
+                        replayer::signal, once ? logs[f].redoWrites() : null);
             }
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());
