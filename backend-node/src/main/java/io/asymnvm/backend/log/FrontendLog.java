@@ -272,6 +272,11 @@ public final class FrontendLog {
      * other contents if that id now names another transaction), and a later recovery would re-execute a crashed
      * session's semantic record. Slots of the previous lap carry other positions and are left alone, so after a
      * clean stop nothing is written.
+     *
+     * <p>Persist-once: these stores do not go through the NIC, so the rings' {@link WriteDurability} never hears of
+     * them and may still remember an earlier session's WRITE of the same bytes as persisted. That knowledge stays
+     * true: each word is persisted here before the attach reply, and whatever a session writes there later is a
+     * new NIC WRITE, which makes its range not durable until a FLUSH or the replayer persists it.
      */
     public int invalidateStaleRecords(long semTail, long redoTail) {
         return invalidateStaleSemanticRecords(semTail)
