@@ -41,6 +41,14 @@ import java.nio.file.Path;
  */
 public final class BackendNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNode.class);
+    /**
+     * System property: {@code false} registers the rings without a {@link io.asymnvm.core.fabric.WriteDurability},
+     * so every ring byte is persisted twice again (by the FLUSH and by the replayer or the watermark check), for
+     * comparing a crash exploration or the write amplification with and without persist-once in one build.
+     * Default {@code true}.
+     */
+    public static final String PERSIST_ONCE_PROPERTY = "asymnvm.backend.persistOnce";
+    private static final boolean PERSIST_ONCE = !"false".equalsIgnoreCase(System.getProperty(PERSIST_ONCE_PROPERTY));
 
     private final BackendConfiguration config;
     private final PmImage image;
@@ -127,9 +135,13 @@ public final class BackendNode implements AutoCloseable {
                     sb.slabCount() * SlabTableLayout.ENTRY_LENGTH, null); // replication peers only
             for (int f = 0; f < logs.length; f++) {
                 regions.register(RegionIds.control(f), region, sb.controlBlockOf(f), sb.pageSize(), null);
-                regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null);
+                // a backend knows which ring bytes its NIC's FLUSHes persisted (not persisted twice, issue 8
+                // goal 7); a mirror's rings are also written by shipping, so it persists everything itself
+                boolean once = PERSIST_ONCE && !mirror;
+                regions.register(RegionIds.semantic(f), region, sb.semRingOf(f), sb.semRingCapacity(), null,
+                        once ? logs[f].semanticWrites() : null);
                 regions.register(RegionIds.redo(f), region, sb.redoRingOf(f), sb.redoRingCapacity(),
-                        replayer::signal);
+                        replayer::signal, once ? logs[f].redoWrites() : null);
             }
             RemotePersistenceRecipe recipe = RemotePersistenceRecipe.forDomain(config.persistenceDomain(),
                     config.ddio());
@@ -228,6 +240,11 @@ public final class BackendNode implements AutoCloseable {
 
     public void awaitReplayed() {
         replayer.awaitReplayed();
+    }
+
+    /** Runs {@code action} while the replayer applies no batch (tests: a WRITE and its FLUSH before replay). */
+    public void betweenBatches(Runnable action) {
+        replayer.betweenBatches(action);
     }
 
     /** The slab owner table (grants, returns, quota). */

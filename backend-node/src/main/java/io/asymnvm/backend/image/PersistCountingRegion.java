@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code BackendNode.start(config, new PersistCountingRegion(region))}, then {@link #classify} with the node's
  * superblock; until then every persist counts as {@link Kind#OTHER} (formatting, start-up recovery).
  *
- * <p>Persisted bytes are the lengths the backend asks to write back (a replayed heap range is widened to whole 64-byte
- * lines, and a redo batch is persisted by the frontend's FLUSH and again by the replayer); written bytes are what
+ * <p>Persisted bytes are the lengths the backend asks to write back (a replayed heap range is widened to whole
+ * 64-byte lines; a redo batch is persisted once, by the frontend's FLUSH or by the replayer, whichever comes first:
+ * the other finds it durable); written bytes are what
  * reached the media through {@code write} (8-byte stores and zeroing are not counted). A persist or write is
  * attributed to the area its first byte falls in (no persist of the backend spans two areas).
  * Thread-safe: counters are {@link LongAdder}s, persists come from the replayer, NIC threads and control calls.
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class PersistCountingRegion implements PersistentRegion {
     /** The areas of an image, as DESIGN §2 names them. */
     public enum Kind {
-        /** Frontends' redo rings (the batch WRITE's FLUSH and the replayer's persist before applying it). */
+        /** Frontends' redo rings (the batch WRITE's FLUSH, or the replayer's persist if it came first). */
         REDO,
         /** Frontends' semantic rings (the commit record's FLUSH). */
         SEMANTIC,

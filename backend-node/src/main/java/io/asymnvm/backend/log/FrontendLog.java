@@ -3,6 +3,7 @@ package io.asymnvm.backend.log;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 
+import io.asymnvm.core.fabric.WriteDurability;
 import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
@@ -30,6 +31,12 @@ public final class FrontendLog {
     private volatile Checkpoint checkpoint;
     private volatile String fault;
     private volatile RingDamage quarantine;
+    /**
+     * What the NIC's FLUSHes persisted of the frontend's WRITEs into each ring (registered with the rings' windows on
+     * a backend; on a mirror nothing is registered, so nothing is known durable and everything is persisted here).
+     */
+    private final WriteDurability semanticWrites = new WriteDurability();
+    private final WriteDurability redoWrites = new WriteDurability();
     /** Where the redo ring's valid records ended at a start after an unclean shutdown (-1: clean start). */
     private volatile long crashTail = -1;
     /**
@@ -68,6 +75,16 @@ public final class FrontendLog {
 
     public Checkpoint checkpoint() {
         return checkpoint;
+    }
+
+    /** The durability of the frontend's WRITEs into its semantic ring, for the ring's window registration. */
+    public WriteDurability semanticWrites() {
+        return semanticWrites;
+    }
+
+    /** The durability of the frontend's WRITEs into its redo ring (the replayer skips persisting durable batches). */
+    public WriteDurability redoWrites() {
+        return redoWrites;
     }
 
     public RingReader redoReader() {
@@ -120,10 +137,24 @@ public final class FrontendLog {
         long from = semantic.offsetOf(start);
         long length = requested - start;
         long first = Math.min(length, semantic.capacity() - (from - semantic.offsetOf(0)));
-        region.persist(from, first);
+        persistUnlessFlushed(from, first);
         if (first < length) {
-            region.persist(semantic.offsetOf(0), length - first);
+            persistUnlessFlushed(semantic.offsetOf(0), length - first);
         }
+    }
+
+    /**
+     * Persists semantic-ring bytes unless this FLUSH (or an earlier one) already persisted exactly what is stored
+     * there, the usual case: the committing frontend's FLUSH persists the records it wrote just before it admits
+     * the stamp, and writing them back a second time is amplification only (issue 8 goal 7). Records written by
+     * an earlier session, or by any other path, are persisted here. Behind the watermark they are never asked
+     * about again, so their knowledge is released.
+     */
+    private void persistUnlessFlushed(long at, long length) {
+        if (!semanticWrites.isDurable(at, length)) {
+            region.persist(at, length);
+        }
+        semanticWrites.forget(at, length); // the FLUSH that stamps them came first: no later one asks
     }
 
     /**
@@ -282,6 +313,11 @@ public final class FrontendLog {
      * other contents if that id now names another transaction), and a later recovery would re-execute a crashed
      * session's semantic record. Slots of the previous lap carry other positions and are left alone, so after a
      * clean stop nothing is written.
+     *
+     * <p>Persist-once: these stores do not go through the NIC, so the rings' {@link WriteDurability} never hears of
+     * them and may still remember an earlier session's WRITE of the same bytes as persisted. That knowledge stays
+     * true: each word is persisted here before the attach reply, and whatever a session writes there later is a
+     * new NIC WRITE, which makes its range not durable until a FLUSH or the replayer persists it.
      */
     public int invalidateStaleRecords(long semTail, long redoTail) {
         return invalidateStaleSemanticRecords(semTail)

@@ -2,6 +2,7 @@ package io.asymnvm.backend.replay;
 
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.fabric.WriteDurability;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.RedoBatchLayout;
@@ -34,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class ReplayAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplayAgent.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /** The unit of write-back: replayed heap ranges are persisted as whole 64-byte lines. */
+    /** The unit of write-back: heap ranges are persisted as whole 64-byte lines. */
     static final int CACHE_LINE = 64;
 
     private final PersistentRegion region;
@@ -90,7 +91,7 @@ public final class ReplayAgent implements Runnable {
             if (e.kind() == RingReader.Kind.PADDING) {
                 // durable before the batch after it is applied, like the batch itself (see apply): a restart
                 // replays from the checkpoint's head, and an unpersisted padding lost in a crash would stop it here
-                region.persist(reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
+                persistUnlessDurable(log, reader.offsetOf(e.position()), LogRecordLayout.ALIGNMENT);
                 cursors[i] = e.next();
                 continue;
             }
@@ -117,7 +118,10 @@ public final class ReplayAgent implements Runnable {
         Checkpoint cp = log.checkpoint();
         long first = RedoBatchLayout.firstTxId(batch);
         long last = RedoBatchLayout.lastTxId(batch);
+        long at = log.redoReader().offsetOf(e.position());
+        long span = e.next() - e.position();
         if (last <= cp.appliedTxId()) {
+            log.redoWrites().release(at, span);
             return true; // re-posted copy of an already applied batch: nothing to do
         }
         if (first != cp.appliedTxId() + 1 || last < first) {
@@ -159,7 +163,10 @@ public final class ReplayAgent implements Runnable {
         // The batch must be durable before any of it reaches the heap: the frontend's WRITE of it is persisted
         // only by its next FLUSH, and a crash after some heap lines were written back but before the checkpoint
         // must find the batch again and replay it (re-executing its semantic records would apply them twice).
-        region.persist(log.redoReader().offsetOf(e.position()), batch.length);
+        // If a FLUSH already persisted exactly these bytes (the NIC saw the WRITE and then the FLUSH), persisting
+        // them again would only write the same lines back twice (issue 8 goal 7); otherwise (not flushed yet, a
+        // mirror, bytes found after a restart) persist them here, and the FLUSH that follows skips them.
+        persistUnlessDurable(log, at, span);
         // from here the heap may hold this batch's bytes before the checkpoint says so: a mirror's fuzzy image
         // copy must then wait for this batch's redo before it calls itself in sync (MirrorShipper#copy)
         log.heapStoring(last);
@@ -180,11 +187,27 @@ public final class ReplayAgent implements Runnable {
     }
 
     /**
+     * Makes a redo ring entry {@code [at, at + span)} durable before anything depends on it: nothing to do if a FLUSH
+     * already persisted the frontend's WRITE of it; else persisted here (the whole aligned span, the unit the
+     * frontend writes), and the NIC told so, so that the FLUSH following the WRITE does not persist it again. The
+     * entry is then released: the replayer does not ask about it again.
+     */
+    private void persistUnlessDurable(FrontendLog log, long at, long span) {
+        WriteDurability writes = log.redoWrites();
+        if (!writes.isDurable(at, span)) {
+            long upTo = writes.completed();
+            region.persist(at, span);
+            writes.persisted(at, span, upTo);
+        }
+        writes.release(at, span);
+    }
+
+    /**
      * Persists the touched ranges, widened to whole cache lines (the unit a write-back moves, and what is counted)
-     * and merged where they share or abut a line, so each line is written back once. Widening to the page start,
-     * as before, wrote back (and counted) up to a page per small update (issue 8 goal 7). The merged ranges go to
-     * the region in one call ({@link io.asymnvm.core.region.PersistentRegion#persistRanges}): on a file it is one
-     * msync, so one device flush per batch, not one per range.
+     * and merged where they share or abut a line, so each line is written back once. Widening to pages instead
+     * would write back, and count, up to a page per small update. The merged ranges go to the region in one call
+     * ({@link io.asymnvm.core.region.PersistentRegion#persistRanges}): on a file it is one msync, so one device
+     * flush per batch, not one per range.
      */
     private void persistTouched(List<long[]> touched) {
         touched.sort((a, b) -> Long.compare(a[0], b[0]));

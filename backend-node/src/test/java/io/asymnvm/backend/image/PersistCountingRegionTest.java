@@ -60,17 +60,18 @@ class PersistCountingRegionTest {
             long heapWritten = region.writtenBytes(Kind.HEAP);
 
             byte[] record = batch().write(at, bytes(100, 1)).commit(1).seal(0, 0);
-            writeRedo(c, 0, 0, record);
-            c.flush(0, false).await();
+            node.betweenBatches(() -> { // the WRITE and its FLUSH before the replayer looks
+                writeRedo(c, 0, 0, record);
+                c.flush(0, false).await();
+            });
             node.awaitReplayed();
 
             Map<Kind, Long> after = snapshot(region);
-            // the FLUSH persists the WRITE (aligned), the replayer persists the batch again before applying it
+            // the FLUSH persists the WRITE (aligned); the replayer, finding it persisted, does not persist it again
             long redo = after.get(Kind.REDO) - before.get(Kind.REDO);
-            assertTrue(redo > record.length && redo <= 2L * record.length, "redo bytes persisted: " + redo
-                    + " for a batch of " + record.length);
+            assertEquals(record.length, redo, "redo bytes persisted for a batch of " + record.length);
             long heap = after.get(Kind.HEAP) - before.get(Kind.HEAP);
-            assertEquals(128, heap, "heap bytes persisted: the two 64-byte lines the 100 bytes at a line start touch");
+            assertEquals(128, heap, "heap bytes persisted: the two 64-byte lines the 100 bytes at line start touch");
             assertEquals(0L, after.get(Kind.SEMANTIC) - before.get(Kind.SEMANTIC));
             assertTrue(after.get(Kind.OTHER) > before.get(Kind.OTHER), "the checkpoint is persisted");
             assertTrue(region.persistCalls(Kind.HEAP) > 0);
@@ -89,26 +90,32 @@ class PersistCountingRegionTest {
             long at = grantSlab(c)[1];
 
             byte[] one = batch().write(at + 1024, bytes(100, 1)).commit(1).seal(0, 0);
-            long syncs = region.syncs();
-            long heapCalls = region.persistCalls(Kind.HEAP);
+            long[] before = syncsBesideRedo(region);
             writeRedo(c, 0, 0, one);
             c.flush(0, false).await();
             node.awaitReplayed();
-            long syncsOfOne = region.syncs() - syncs;
-            assertEquals(1, region.persistCalls(Kind.HEAP) - heapCalls, "one heap range");
+            long[] afterOne = syncsBesideRedo(region);
+            assertEquals(1, afterOne[1] - before[1], "one heap range");
 
             // three ranges lines apart, in one transaction: three heap ranges, written back by one call
             byte[] three = batch().write(at + 8192, bytes(100, 2)).write(at + 4096, bytes(8, 3))
                     .write(at + 20_000, bytes(300, 4)).commit(2).seal(one.length, 0);
-            syncs = region.syncs();
-            heapCalls = region.persistCalls(Kind.HEAP);
             writeRedo(c, 0, one.length, three);
             c.flush(0, false).await();
             node.awaitReplayed();
-            assertEquals(3, region.persistCalls(Kind.HEAP) - heapCalls, "three heap ranges, counted one by one");
-            assertEquals(syncsOfOne, region.syncs() - syncs,
+            long[] afterThree = syncsBesideRedo(region);
+            assertEquals(3, afterThree[1] - afterOne[1], "three heap ranges, counted one by one");
+            assertEquals(afterOne[0] - before[0], afterThree[0] - afterOne[0],
                     "a batch of three scattered ranges costs the write-back calls of a batch of one");
         }
+    }
+
+    /**
+     * {write-back calls other than the redo ring's, heap persist calls}. A redo batch is persisted by the FLUSH or
+     * the replayer, whichever comes first, and now and then by both at once: its calls are left out.
+     */
+    private static long[] syncsBesideRedo(PersistCountingRegion region) {
+        return new long[] {region.syncs() - region.persistCalls(Kind.REDO), region.persistCalls(Kind.HEAP)};
     }
 
     private static Map<Kind, Long> snapshot(PersistCountingRegion region) {

@@ -41,7 +41,14 @@ public final class EmulatedNic {
         RegionTable.Window w = regions.lookup(regionId);
         int length = data.remaining();
         long at = w.translate(offset, length);
+        WriteDurability d = w.durability();
+        if (d != null) {
+            d.storing(at, length); // before the bytes change: a reader never takes them for the persisted ones
+        }
         w.backing().write(at, data);
+        if (d != null) {
+            d.stored(at, length);
+        }
         s.recordWrite(regionId, at, length);
         if (w.onWrite() != null) {
             w.onWrite().run();
@@ -63,6 +70,9 @@ public final class EmulatedNic {
                 return current;
             }
             if (r.compareAndSetLong(at, expected, update)) {
+                if (w.durability() != null) {
+                    w.durability().storing(at, 8); // not a tracked WRITE: the word is never taken for durable
+                }
                 s.recordWrite(regionId, at, 8);
                 return expected;
             }
@@ -79,10 +89,20 @@ public final class EmulatedNic {
         long calls = 0;
         if (persistOnFlush) {
             for (long[] range : dirty) {
-                PersistentRegion r = regions.lookup((int) range[0]).backing();
-                r.persist(range[1], range[2] - range[1]);
-                bytes += range[2] - range[1];
-                calls++;
+                RegionTable.Window w = regions.lookup((int) range[0]);
+                PersistentRegion r = w.backing();
+                WriteDurability d = w.durability();
+                long upTo = d == null ? 0 : d.completed();
+                // a range the node already persisted after these stores (the replayer, faster than this FLUSH,
+                // persisted the redo batch before applying it) is durable: written back once (issue 8 goal 7)
+                if (d == null || !d.isDurable(range[1], range[2] - range[1])) {
+                    r.persist(range[1], range[2] - range[1]);
+                    bytes += range[2] - range[1];
+                    calls++;
+                }
+                if (d != null) {
+                    d.flushed(range[1], range[2] - range[1], upTo);
+                }
             }
         }
         if (stamped && s.stampRegion() >= 0) {
@@ -123,6 +143,10 @@ public final class EmulatedNic {
         s.checkAccess(regionId, true);
         RegionTable.Window w = regions.lookup(regionId);
         long at = w.translate(offset, length);
+        WriteDurability d = w.durability();
+        if (d != null) { // stored before this call: never counted as durable (its store is not numbered)
+            d.storing(at, length);
+        }
         s.recordWrite(regionId, at, length);
         if (w.onWrite() != null) {
             w.onWrite().run();

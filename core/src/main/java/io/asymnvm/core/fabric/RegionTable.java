@@ -13,8 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RegionTable {
 
-    /** A registered window {@code [base, base + length)} of {@code backing}. */
-    public record Window(int id, PersistentRegion backing, long base, long length, Runnable onWrite) {
+    /**
+     * A registered window {@code [base, base + length)} of {@code backing}; {@code durability} (may be null) is told
+     * what WRITEs stored and FLUSHes persisted in it.
+     */
+    public record Window(int id, PersistentRegion backing, long base, long length, Runnable onWrite,
+                         WriteDurability durability) {
         /** Translates and bounds-checks a window-relative range to a backing offset. */
         long translate(long offset, long len) {
             if (offset < 0 || len < 0 || offset > length - len) {
@@ -28,11 +32,17 @@ public final class RegionTable {
     private final Map<Integer, Window> windows = new ConcurrentHashMap<>();
 
     public void register(int id, PersistentRegion backing, long base, long length, Runnable onWrite) {
+        register(id, backing, base, length, onWrite, null);
+    }
+
+    /** As {@link #register(int, PersistentRegion, long, long, Runnable)}, tracking WRITEs in {@code durability}. */
+    public void register(int id, PersistentRegion backing, long base, long length, Runnable onWrite,
+                         WriteDurability durability) {
         if (base < 0 || length <= 0 || base > backing.size() - length) {
             throw new IllegalArgumentException("window [" + base + ", " + (base + length) + ") outside "
                     + backing.name() + " of size " + backing.size());
         }
-        if (windows.putIfAbsent(id, new Window(id, backing, base, length, onWrite)) != null) {
+        if (windows.putIfAbsent(id, new Window(id, backing, base, length, onWrite, durability)) != null) {
             throw new IllegalStateException("region id already registered: " + id);
         }
     }
