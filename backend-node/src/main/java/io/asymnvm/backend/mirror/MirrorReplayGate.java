@@ -165,8 +165,8 @@ public final class MirrorReplayGate implements ReplayGate {
         }
         long[] p = posting[f];
         if (p == null || p[0] != e) {
-            return "frontend " + f + " (attached to the backend under attach epoch " + e + ") has not declared this "
-                    + "mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
+            return "frontend " + f + " (attached to the backend under attach epoch " + e + ", or detached from it "
+                    + "with commits this mirror has not applied) has not declared this mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
                     + p[0]) + "): its acknowledged commits may be on the backend only";
         }
         long applied = logs[f].checkpoint().appliedTxId();
