@@ -36,7 +36,9 @@ import java.util.List;
  * here once applied ≥ S (and then the mirror's semantic head lies past S's record, so a resumed frontend re-executes
  * exactly the records after what is applied). The attach epoch binds the statement to one incarnation: a new
  * incarnation (or a reconnect) of f attaches to the backend under a new epoch and must state it again, so a
- * frontend that restarted without this mirror never counts. A frontend not attached to the backend commits nothing.
+ * frontend that restarted without this mirror never counts. A frontend not attached to the backend commits nothing;
+ * one that detached is still reported, under its last attach epoch, until this mirror applied every commit of it
+ * (its commits before R, or all of them if it never declared, reach this mirror as redo only; see MirrorShipper).
  * The residual window: a frontend that attaches to the backend after the last FRONTENDS report and before the
  * mirror turns in sync is not counted; frontends therefore attach to every SYNC mirror of the configuration, also
  * catching-up ones, before their first commit (see ClusterFollower).
@@ -165,8 +167,8 @@ public final class MirrorReplayGate implements ReplayGate {
         }
         long[] p = posting[f];
         if (p == null || p[0] != e) {
-            return "frontend " + f + " (attached to the backend under attach epoch " + e + ") has not declared this "
-                    + "mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
+            return "frontend " + f + " (attached to the backend under attach epoch " + e + ", or detached from it "
+                    + "with commits this mirror has not applied) has not declared this mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
                     + p[0]) + "): its acknowledged commits may be on the backend only";
         }
         long applied = logs[f].checkpoint().appliedTxId();

@@ -102,6 +102,7 @@ public final class MirrorShipper implements AutoCloseable {
         this.mirrorApplied = new long[logs.length];
         this.waivedEpoch = new long[logs.length];
         this.heldEpoch = new long[logs.length];
+        this.detachedHeldEpoch = new long[logs.length];
     }
 
     public String name() {
@@ -322,6 +323,7 @@ public final class MirrorShipper implements AutoCloseable {
             for (int f = 0; f < logs.length; f++) {
                 c0[f] = logs[f].checkpoint();
                 shipped[f] = c0[f].redoHead();
+                mirrorApplied[f] = 0; // the mirror's checkpoints are its old ones until it adopts C0 at COPY_DONE
             }
         }
         long[] base = new long[logs.length];
@@ -362,6 +364,9 @@ public final class MirrorShipper implements AutoCloseable {
                     logs[f].heapStoredTxId()};
         }
         mirrorState = stateOf(c.call(ReplicationLayout.Replicate.copyDone(entries, table).encode()).await().bytes());
+        for (int f = 0; f < logs.length; f++) {
+            mirrorApplied[f] = c0[f].appliedTxId(); // adopted by COPY_DONE; its replay goes on from there
+        }
         copyBase = null;
         sendShipped(c, shipped.clone(), drainSlabEvents()); // what was streamed during the copy may now be applied
         copies.incrementAndGet();
@@ -406,22 +411,32 @@ public final class MirrorShipper implements AutoCloseable {
     private final long[] waivedEpoch;
     /** Per frontend, the attach epoch under which it was last logged as holding the mirror back, 0 if none. */
     private final long[] heldEpoch; // read by heldBackFrontends (status, tests): a stale read only delays a report
+    /** Per frontend, the attach epoch under which it was last logged as detached with commits the mirror lacks. */
+    private final long[] detachedHeldEpoch;
 
     /**
-     * The attach epoch the mirror must have frontend {@code f}'s declaration under (0: none). A frontend without a
-     * session for the backend's {@code frontendGoneMillis} whose commits are all applied here and on the mirror is
-     * waived (0, as if it had detached); one whose durable semantic records are not all applied here (they exist on
-     * this backend only until it recovers) keeps the mirror catching up, logged once per attach epoch.
+     * The attach epoch the mirror must have frontend {@code f}'s declaration under (0: none). A frontend that
+     * detached (cleanly: it shipped its redo and this backend applied every commit of it before the DETACH) is
+     * waited for under its last attach epoch until the mirror applied as far as this backend: its commits since the
+     * copy began reach the mirror as redo only (all of them if it never declared the mirror, those up to its declared
+     * R if it did), and a mirror in sync before they are shipped and applied loses them with this backend. A frontend
+     * that declared the mirror under that epoch is counted by its declaration meanwhile, as while it was attached. A
+     * frontend without a session for the backend's {@code frontendGoneMillis} whose commits are all applied here and
+     * on the mirror is waived (0, as if it had detached); one whose durable semantic records are not all applied here
+     * (they exist on this backend only until it recovers) keeps the mirror catching up, logged once per attach epoch.
      */
     private long awaitedEpoch(int f) {
         long epoch = logs[f].attachedEpoch();
+        if (epoch == 0) {
+            return detachedEpoch(f);
+        }
         FrontendPresence presence = node.presence();
-        if (epoch == 0 || !presence.goneLong(f)) {
+        if (!presence.goneLong(f)) {
             return epoch;
         }
         Checkpoint cp = logs[f].checkpoint();
         long durable = ControlBlockLayout.durableSemTail(logs[f].controlBlock());
-        if (durable <= cp.semHead() && mirrorApplied[f] >= cp.appliedTxId()) {
+        if (appliedEverywhere(f, cp, durable)) {
             if (waivedEpoch[f] != epoch) {
                 waivedEpoch[f] = epoch;
                 LOG.warn("mirror {}: frontend {} (attach epoch {}) has had no session for {} ms (bound {} ms) and "
@@ -440,6 +455,37 @@ public final class MirrorShipper implements AutoCloseable {
                     durable, cp.appliedTxId(), cp.semHead(), mirrorApplied[f]);
         }
         return epoch;
+    }
+
+    /**
+     * A frontend not attached here: 0 if it never attached or every commit of it is applied here and on the mirror,
+     * else its last attach epoch (see {@link #awaitedEpoch}).
+     */
+    private long detachedEpoch(int f) {
+        long epoch = logs[f].currentEpoch();
+        if (epoch == 0) {
+            return 0;
+        }
+        Checkpoint cp = logs[f].checkpoint();
+        long durable = ControlBlockLayout.durableSemTail(logs[f].controlBlock());
+        if (appliedEverywhere(f, cp, durable)) {
+            return 0;
+        }
+        if (detachedHeldEpoch[f] != epoch) {
+            detachedHeldEpoch[f] = epoch;
+            LOG.info("mirror {}: frontend {} detached (attach epoch {}) with commits up to tx {} (semantic position "
+                    + "{}, applied here up to {}) that the mirror has not applied (tx {}): it waits until it has",
+                    name, f, epoch, cp.appliedTxId(), durable, cp.semHead(), mirrorApplied[f]);
+        }
+        return epoch;
+    }
+
+    /**
+     * Whether every durable commit of frontend {@code f} is applied here ({@code durable} at or before the head of
+     * {@code cp}, its checkpoint here) and on the mirror, as last read after the copy (never during it).
+     */
+    private boolean appliedEverywhere(int f, Checkpoint cp, long durable) {
+        return copyBase == null && durable <= cp.semHead() && mirrorApplied[f] >= cp.appliedTxId();
     }
 
     /** Frontends the mirror no longer waits for (gone longer than the bound, everything applied), as last reported. */
@@ -509,10 +555,12 @@ public final class MirrorShipper implements AutoCloseable {
         long capacity = reader.capacity();
         byte[] block = c.read(RegionIds.control(f), 0, ControlBlockLayout.READ_LENGTH).await().bytes();
         Checkpoint mirrorCp = ControlBlockLayout.publishedCheckpoint(block);
-        mirrorApplied[f] = mirrorCp.appliedTxId();
+        long[] base = copyBase;
+        if (base == null) { // while copying, the mirror's checkpoint is the one it had before this copy
+            mirrorApplied[f] = mirrorCp.appliedTxId();
+        }
         // never write position q unless q - capacity < the mirror's redo head (while copying: the copy's C0 head,
         // which the mirror adopts; nothing before it is replayed there)
-        long[] base = copyBase;
         long allowed = (base != null ? base[f] : mirrorCp.redoHead()) + capacity;
         return copyRing(c, f, reader, RegionIds.redo(f), from, to, allowed, "redo", batches);
     }

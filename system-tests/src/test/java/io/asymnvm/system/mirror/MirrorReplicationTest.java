@@ -196,7 +196,8 @@ class MirrorReplicationTest {
             backend.awaitReplayed();
             Conditions.awaitTrue("the mirror applied what the backend applied", () -> caughtUp(backend, mirror.node()));
             mirror.node().awaitReplayed();
-            assertTrue(mirror.inSync(), "mirror state " + mirror.state());
+            // a frontend that detached is waited for until the shipper read that the mirror applied its commits
+            Conditions.awaitTrue("the mirror is in sync", mirror::inSync);
             assertReplica(backend, mirror.node());
             MirrorShipper shipper = backend.replication().shippers().get(0);
             assertTrue(shipper.batchesShipped() > 0, "no batch shipped");
