@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SemanticRecordLayout;
@@ -141,6 +142,45 @@ class MirrorProtocolTest {
             attached[0] = 9; // frontend 0 attaches to the backend later: an in-sync mirror stays in sync
             peer.call(ReplicationLayout.frontends(attached)).await();
             assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state());
+        }
+    }
+
+    /**
+     * A frontend that drops this mirror raises its posting generation on the backend, which reports it: an in-sync
+     * mirror whose declaration it voids turns catching up (before the backend's reply lets the frontend acknowledge
+     * commits without it) and refuses promotion naming the frontend; a declaration under the raised generation makes
+     * it in sync again. A declaration already under the raised generation (a mirror the frontend keeps, re-declared
+     * before the raise) is not voided, and a new attach epoch alone voids nothing.
+     */
+    @Test
+    void anInSyncMirrorWhoseDeclarationARaisedPostingGenerationVoidsTurnsCatchingUp() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection fe1 = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            peerAttach(peer, m.superblock());
+            long[] attached = {0, 3};
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
+            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+
+            attached[1] = PostingEpoch.pack(3, 1); // frontend 1 dropped a mirror under attach epoch 3
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "voided, still in sync");
+            AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("frontend 1 dropped a SYNC mirror"), refused.getMessage());
+
+            fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 1), 0)).await(); // added back
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 2), 0)).await(); // kept: re-declared first
+            attached[1] = PostingEpoch.pack(3, 2);
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state(), "a kept mirror was voided");
+            attached[1] = 4; // a reconnect: new attach epoch, generation 0
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state(), "a reconnect voided");
         }
     }
 
