@@ -184,6 +184,42 @@ class MirrorProtocolTest {
         }
     }
 
+    /**
+     * The cluster's path to the same: a mirror dropped from the configuration keeps its declarations through a new
+     * peer's copy (the frontend kept posting to a mirror whose shipper merely reconnected). A frontend that dropped it
+     * meanwhile raised its posting generation, which the new copy reports before COPY_DONE: the declaration from
+     * before the drop does not make the mirror in sync again; the frontend's new one does.
+     */
+    @Test
+    void aDeclarationFromBeforeTheDropDoesNotCountAfterANewCopy() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection fe1 = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            peerAttach(peer, m.superblock());
+            long[] attached = {0, 3};
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
+            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+
+            try (FabricConnection again = m.localFabric().connect()) { // the backend's new shipper
+                peerAttach(again, m.superblock());
+                assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "paused for the copy");
+                attached[1] = PostingEpoch.pack(3, 1);
+                again.call(ReplicationLayout.frontends(attached)).await();
+                again.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode())
+                        .await();
+                assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(),
+                        "in sync on a declaration from before the drop");
+                AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
+                assertTrue(refused.getMessage().contains("frontend 1 dropped a SYNC mirror"), refused.getMessage());
+                fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 1), 0)).await();
+                awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            }
+        }
+    }
+
     @Test
     void frontendOnAMirrorWritesItsSemanticRingAndFlushesItsWatermarkOnly() {
         try (BackendNode m = mirror(); FabricConnection c = m.localFabric().connect()) {
