@@ -96,7 +96,15 @@ final class ClusterFollower implements AutoCloseable {
                     LOG.warn("frontend {}: SYNC mirror {} left the configuration of epoch {}: dropped",
                             nvm.frontendId(), m, c.epoch());
                 } catch (RuntimeException e) {
-                    LOG.debug("frontend {}: mirror {} already gone: {}", nvm.frontendId(), m, e.getMessage());
+                    if (!nvm.mirrors().contains(m)) {
+                        LOG.debug("frontend {}: mirror {} already gone: {}", nvm.frontendId(), m, e.getMessage());
+                    } else {
+                        // the backend could not be told (it must be, before a commit is acknowledged without the
+                        // mirror): commits keep waiting for it; try again soon
+                        LOG.warn("frontend {}: SYNC mirror {} could not be dropped yet ({}); retried every {} ms",
+                                nvm.frontendId(), m, e.getMessage(), ADD_RETRY_MILLIS);
+                        retryLater(nvm);
+                    }
                 }
             }
         }

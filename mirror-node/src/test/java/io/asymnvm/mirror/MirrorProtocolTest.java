@@ -9,6 +9,7 @@ import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SemanticRecordLayout;
@@ -141,6 +142,81 @@ class MirrorProtocolTest {
             attached[0] = 9; // frontend 0 attaches to the backend later: an in-sync mirror stays in sync
             peer.call(ReplicationLayout.frontends(attached)).await();
             assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state());
+        }
+    }
+
+    /**
+     * A frontend that drops this mirror raises its posting generation on the backend, which reports it: an in-sync
+     * mirror whose declaration it voids turns catching up (before the backend's reply lets the frontend acknowledge
+     * commits without it) and refuses promotion naming the frontend; a declaration under the raised generation makes
+     * it in sync again. A declaration already under the raised generation (a mirror the frontend keeps, re-declared
+     * before the raise) is not voided, and a new attach epoch alone voids nothing.
+     */
+    @Test
+    void anInSyncMirrorWhoseDeclarationARaisedPostingGenerationVoidsTurnsCatchingUp() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection fe1 = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            peerAttach(peer, m.superblock());
+            long[] attached = {0, 3};
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
+            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+
+            attached[1] = PostingEpoch.pack(3, 1); // frontend 1 dropped a mirror under attach epoch 3
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "voided, still in sync");
+            AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
+            assertEquals(ErrorCode.REPLICA_BEHIND, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("frontend 1 dropped a SYNC mirror"), refused.getMessage());
+
+            fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 1), 0)).await(); // added back
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 2), 0)).await(); // kept: re-declared first
+            attached[1] = PostingEpoch.pack(3, 2);
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state(), "a kept mirror was voided");
+            attached[1] = 4; // a reconnect: new attach epoch, generation 0
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            assertEquals(ReplicationLayout.STATE_IN_SYNC, m.replication().state(), "a reconnect voided");
+        }
+    }
+
+    /**
+     * The cluster's path to the same: a mirror dropped from the configuration keeps its declarations through a new
+     * peer's copy (the frontend kept posting to a mirror whose shipper merely reconnected). A frontend that dropped it
+     * meanwhile raised its posting generation, which the new copy reports before COPY_DONE: the declaration from
+     * before the drop does not make the mirror in sync again; the frontend's new one does.
+     */
+    @Test
+    void aDeclarationFromBeforeTheDropDoesNotCountAfterANewCopy() {
+        try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
+             FabricConnection fe1 = m.localFabric().connect()) {
+            int slabs = (int) m.superblock().slabCount();
+            peerAttach(peer, m.superblock());
+            long[] attached = {0, 3};
+            peer.call(ReplicationLayout.frontends(attached)).await();
+            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
+            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+
+            try (FabricConnection again = m.localFabric().connect()) { // the backend's new shipper
+                peerAttach(again, m.superblock());
+                assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "paused for the copy");
+                attached[1] = PostingEpoch.pack(3, 1);
+                again.call(ReplicationLayout.frontends(attached)).await();
+                again.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode())
+                        .await();
+                assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(),
+                        "in sync on a declaration from before the drop");
+                AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
+                assertTrue(refused.getMessage().contains("frontend 1 dropped a SYNC mirror"), refused.getMessage());
+                fe1.call(ReplicationLayout.posting(1, PostingEpoch.pack(3, 1), 0)).await();
+                awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            }
         }
     }
 

@@ -189,6 +189,9 @@ public final class ClusterBackend implements AutoCloseable {
                         : s.behind() ? MirrorState.CATCHING_UP // ASYNC past its lag bound (issue 9): never silently
                         : s.phase() == MirrorShipper.Phase.STREAMING
                                 && s.mirrorState() == ReplicationLayout.STATE_IN_SYNC ? MirrorState.IN_SYNC
+                        // in sync no more: a frontend dropped it (its declaration voided), or a new copy began
+                        : s.phase() == MirrorShipper.Phase.STREAMING
+                                && s.mirrorState() == ReplicationLayout.STATE_CATCHING_UP ? MirrorState.CATCHING_UP
                         : s.phase() == MirrorShipper.Phase.OUT_OF_SYNC || s.phase() == MirrorShipper.Phase.REFUSED
                                 ? MirrorState.CATCHING_UP : null;
                 if (want != null && want != m.state()) {

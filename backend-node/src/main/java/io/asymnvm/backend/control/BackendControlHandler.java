@@ -125,6 +125,9 @@ public final class BackendControlHandler implements ControlHandler {
                     java.util.List.copyOf(sessions.values()));
             case ReplicationLayout.KIND_ADD_MIRROR -> replication().addMirrorCall(session, request);
             case ReplicationLayout.KIND_MIRROR_POSTING -> replication().posting(session, request);
+            case ControlMessageLayout.KIND_POSTING_GENERATION -> replication == null
+                    ? new byte[0] // ships to no mirror: no declaration here to void
+                    : replication.postingGeneration(session, frontendId, b.getLong());
             default -> throw new AsymNvmException(ErrorCode.BAD_REQUEST, "unknown control message kind " + kind);
         };
     }

@@ -3,9 +3,13 @@ package io.asymnvm.backend.mirror;
 import io.asymnvm.backend.log.FrontendLog;
 import io.asymnvm.backend.replay.ReplayGate;
 import io.asymnvm.backend.slab.SlabTable;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SlabTableLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.List;
 
@@ -39,6 +43,13 @@ import java.util.List;
  * frontend that restarted without this mirror never counts. A frontend not attached to the backend commits nothing;
  * one that detached is still reported, under its last attach epoch, until this mirror applied every commit of it
  * (its commits before R, or all of them if it never declared, reach this mirror as redo only; see MirrorShipper).
+ * A frontend that drops this mirror (its link broke; an operator or the cluster follower) acknowledges commits
+ * without posting them here, so its declaration must stop counting before it does: it raises its posting generation
+ * on the backend ({@link PostingEpoch}, POSTING_GENERATION), the backend reports it (FRONTENDS) and waits for this
+ * mirror's reply, and a declaration the raised generation voids turns an in-sync mirror catching up (the only way
+ * back short of a new copy) until the frontend declares it again (adds it back). The mirrors it keeps it re-declares
+ * under the raised generation first, so they stay in sync. A frontend's new attach epoch alone (a reconnect) does not
+ * turn an in-sync mirror catching up: the frontend still posts to every mirror it declared.
  * The residual window: a frontend that attaches to the backend after the last FRONTENDS report and before the
  * mirror turns in sync is not counted; frontends therefore attach to every SYNC mirror of the configuration, also
  * catching-up ones, before their first commit (see ClusterFollower).
@@ -49,6 +60,7 @@ import java.util.List;
  * and catching up, waiting for a peer's copy, as before.
  */
 public final class MirrorReplayGate implements ReplayGate {
+    private static final Logger LOG = LoggerFactory.getLogger(MirrorReplayGate.class);
     private final Superblock sb;
     private final FrontendLog[] logs;
     private final SlabTable slabs;
@@ -118,9 +130,29 @@ public final class MirrorReplayGate implements ReplayGate {
         return targets == null ? null : targets.clone();
     }
 
-    /** FRONTENDS: the backend's attach epoch of each frontend (0: not attached). */
-    synchronized void frontends(long[] attachEpochs) {
-        backendEpochs = attachEpochs.clone();
+    /**
+     * FRONTENDS: the backend's posting epoch ({@link PostingEpoch}) of each frontend it waits for (0: none). A
+     * frontend whose posting generation rose above its declaration here dropped this mirror: it acknowledges commits
+     * without posting them here, so an in-sync mirror turns catching up (its persisted mark withdrawn) before the
+     * backend lets that frontend go on, and is in sync again only once the frontend declares it anew.
+     */
+    synchronized void frontends(long[] postingEpochs) {
+        backendEpochs = postingEpochs.clone();
+        if (state == ReplicationLayout.STATE_IN_SYNC) {
+            for (int f = 0; f < logs.length; f++) {
+                long[] p = posting[f];
+                if (backendEpochs[f] != 0 && PostingEpoch.voids(backendEpochs[f], p == null ? 0 : p[0])) {
+                    if (store != null) {
+                        store.withdraw(); // before the reply lets the frontend acknowledge commits without it
+                    }
+                    state = ReplicationLayout.STATE_CATCHING_UP;
+                    LOG.warn("frontend {} dropped this mirror ({}; its declaration here: {}): catching up until it "
+                            + "declares it again", f, PostingEpoch.describe(backendEpochs[f]),
+                            p == null ? "none" : PostingEpoch.describe(p[0]));
+                    break;
+                }
+            }
+        }
         updateState();
     }
 
@@ -166,10 +198,17 @@ public final class MirrorReplayGate implements ReplayGate {
             return null;
         }
         long[] p = posting[f];
-        if (p == null || p[0] != e) {
-            return "frontend " + f + " (attached to the backend under attach epoch " + e + ", or detached from it "
-                    + "with commits this mirror has not applied) has not declared this mirror SYNC (" + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names attach epoch "
-                    + p[0]) + "): its acknowledged commits may be on the backend only";
+        if (PostingEpoch.voids(e, p == null ? 0 : p[0])) {
+            return "frontend " + f + " dropped a SYNC mirror (the backend reports " + PostingEpoch.describe(e)
+                    + ") and has not declared this one under it (" + (p == null ? "no MIRROR_POSTING"
+                    : "its MIRROR_POSTING here names " + PostingEpoch.describe(p[0])) + "): it acknowledges commits "
+                    + "without posting them here";
+        }
+        if (p == null || !PostingEpoch.covers(p[0], e)) {
+            return "frontend " + f + " (attached to the backend under " + PostingEpoch.describe(e) + ", or detached "
+                    + "from it with commits this mirror has not applied) has not declared this mirror SYNC ("
+                    + (p == null ? "no MIRROR_POSTING" : "its MIRROR_POSTING names " + PostingEpoch.describe(p[0]))
+                    + "): its acknowledged commits may be on the backend only";
         }
         long applied = logs[f].checkpoint().appliedTxId();
         if (applied < p[1]) {

@@ -13,6 +13,7 @@ import io.asymnvm.core.layout.ControlBlockLayout;
 import io.asymnvm.core.layout.ControlBlockLayout.Checkpoint;
 import io.asymnvm.core.layout.ControlMessageLayout;
 import io.asymnvm.core.layout.LogRecordLayout;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
@@ -82,6 +83,10 @@ public final class MirrorShipper implements AutoCloseable {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long[] copyBase;
     private volatile long[] reportedEpochs;
+    /** Sessions begun (each begins with a PEER_ATTACH, which pauses the mirror: catching up until a new copy). */
+    private volatile long sessions;
+    /** The session whose FRONTENDS report was last begun (set before the report reads the posting epochs). */
+    private volatile long reportingSession;
     private Thread thread;
     /** Non-null for an ASYNC mirror: semantic records shipped too, periodically, within bounds (issue 9). */
     private final AsyncShipping async;
@@ -212,6 +217,7 @@ public final class MirrorShipper implements AutoCloseable {
     }
 
     private void session() {
+        sessions++;
         FabricConnection c = fabric.connect();
         conn = c;
         byte[] nonce = c.call(ControlMessageLayout.request(ControlMessageLayout.KIND_CHALLENGE, 0, 0)).await().bytes();
@@ -394,11 +400,12 @@ public final class MirrorShipper implements AutoCloseable {
      * when an epoch changed since the last report.
      */
     private void reportFrontends(FabricConnection c, boolean always) {
+        reportingSession = sessions; // before the posting epochs are read: see awaitReported
         long[] epochs = new long[logs.length];
         for (int f = 0; f < logs.length; f++) {
             // an ASYNC mirror is shipped the semantic records by this backend: no frontend posts to it or declares
             // it, so none is reported as one whose declaration it must wait for
-            epochs[f] = async != null ? 0 : awaitedEpoch(f);
+            epochs[f] = async != null ? 0 : node.postingEpoch(f, awaitedEpoch(f));
         }
         if (always || !Arrays.equals(epochs, reportedEpochs)) {
             mirrorState = stateOf(c.call(ReplicationLayout.frontends(epochs)).await().bytes());
@@ -508,11 +515,40 @@ public final class MirrorShipper implements AutoCloseable {
         long[] reported = reportedEpochs;
         java.util.List<Integer> out = new java.util.ArrayList<>();
         for (int f = 0; reported != null && f < logs.length; f++) {
-            if (async == null && reported[f] != 0 && reported[f] == heldEpoch[f]) {
+            if (async == null && reported[f] != 0 && PostingEpoch.attachEpoch(reported[f]) == heldEpoch[f]) {
                 out.add(f);
             }
         }
         return out;
+    }
+
+    /**
+     * Waits until the mirror was told frontend {@code f}'s posting epoch {@code postingEpoch} (a REPLICATE FRONTENDS
+     * it answered, see {@link MirrorReplayGate#frontends}), or until that no longer matters: this shipper is not in
+     * a session (the next one begins with a PEER_ATTACH, which pauses the mirror, and reports the epoch before
+     * COPY_DONE) or stopped shipping. Returns false if neither happened within {@code timeoutNanos}.
+     */
+    boolean awaitReported(int f, long postingEpoch, long timeoutNanos) {
+        if (async != null) {
+            return true; // an ASYNC mirror is shipped the semantic records by this backend: no declaration counts
+        }
+        long session = sessions;
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            Phase p = phase;
+            long[] reported = reportedEpochs;
+            // a session that has not begun a report yet reads the raised epoch in its first one, before COPY_DONE
+            // (the caller stored it before this call; the report begins by writing reportingSession, then reads)
+            if (!running || (p != Phase.COPYING && p != Phase.STREAMING) || sessions != session
+                    || p == Phase.COPYING && reportingSession != session
+                    || reported != null && PostingEpoch.covers(reported[f], postingEpoch)) {
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(IDLE_PARK_NANOS / 10);
+        }
     }
 
     private static int stateOf(byte[] reply) {

@@ -72,6 +72,15 @@ public final class MirrorStateStore {
         MirrorStateLayout.write(region, SuperblockLayout.effectiveEpoch(region, sb), ReplicationLayout.STATE_IN_SYNC);
     }
 
+    /**
+     * Persists a catching-up mark and keeps the confirmed limits (no new copy: replay goes on; a frontend's
+     * declaration no longer counts, see {@link MirrorReplayGate#frontends}).
+     */
+    void withdraw() {
+        MirrorStateLayout.write(region, SuperblockLayout.effectiveEpoch(region, sb),
+                ReplicationLayout.STATE_CATCHING_UP);
+    }
+
     /** Persists a cleared mark, then zeroes the confirmed limits (a new image copy starts). */
     void clear() {
         MirrorStateLayout.write(region, SuperblockLayout.effectiveEpoch(region, sb),

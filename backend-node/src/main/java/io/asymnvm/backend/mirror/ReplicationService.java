@@ -13,6 +13,7 @@ import io.asymnvm.core.fabric.Access;
 import io.asymnvm.core.fabric.Fabric;
 import io.asymnvm.core.fabric.NicSession;
 import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SuperblockLayout;
@@ -82,6 +83,7 @@ public final class ReplicationService {
         this.gate = gate;
         this.authenticator = authenticator;
         this.presence = new FrontendPresence(logs.length);
+        this.postingEpochs = new long[logs.length];
         this.mirror = gate != null;
         this.epoch = SuperblockLayout.effectiveEpoch(region, sb);
         slabs.onChange((slab, from, to) -> { // in order, under the table's monitor: every shipper sees every change
@@ -361,6 +363,66 @@ public final class ReplicationService {
     }
 
     // ---------------------------------------------------------------- backend side
+
+    /** How long a POSTING_GENERATION waits for the shippers to tell their mirrors (then {@code TIMEOUT}). */
+    static final long POSTING_REPORT_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    /** Per frontend, its posting epoch as it last raised it (POSTING_GENERATION), 0 if never. */
+    private final long[] postingEpochs;
+
+    /**
+     * Frontend {@code f}'s posting epoch under {@code attachEpoch} (0: none): its attach epoch with the posting
+     * generation it raised under that attach epoch, or generation 0 (see {@link PostingEpoch}).
+     */
+    long postingEpoch(int f, long attachEpoch) {
+        if (attachEpoch == 0) {
+            return 0;
+        }
+        long raised;
+        synchronized (postingEpochs) {
+            raised = postingEpochs[f];
+        }
+        return raised != 0 && PostingEpoch.attachEpoch(raised) == attachEpoch ? raised : attachEpoch;
+    }
+
+    /**
+     * POSTING_GENERATION from a frontend attached here: it dropped a SYNC mirror and raises its posting generation
+     * (see {@link PostingEpoch}), so that a declaration it made before no longer makes a mirror count it. Replies
+     * once every SYNC mirror shipped to was told (or will be paused by a new copy before it is shipped anything; see
+     * {@link MirrorShipper#awaitReported}): only then does the frontend acknowledge commits without the mirror it
+     * dropped. {@code TIMEOUT} if a shipper did not get to it in time (the frontend keeps the mirror meanwhile).
+     */
+    public byte[] postingGeneration(NicSession session, int f, long postingEpoch) {
+        if (session.frontendId() != f || session.isFenced() || f < 0 || f >= logs.length) {
+            throw new AsymNvmException(ErrorCode.NOT_ATTACHED, "POSTING_GENERATION for frontend " + f + " on session "
+                    + session.id() + ", which is " + (session.frontendId() < 0 ? "not attached"
+                    : "attached as frontend " + session.frontendId() + (session.isFenced() ? " (fenced)" : "")));
+        }
+        requirePrimary("POSTING_GENERATION");
+        long attach = PostingEpoch.attachEpoch(postingEpoch);
+        if (attach != session.attachEpoch() || attach != logs[f].attachedEpoch()) {
+            throw new AsymNvmException(ErrorCode.BAD_REQUEST, "POSTING_GENERATION of frontend " + f + " names "
+                    + PostingEpoch.describe(postingEpoch) + " but its session is attached under attach epoch "
+                    + session.attachEpoch());
+        }
+        synchronized (postingEpochs) {
+            long now = postingEpochs[f];
+            if (now == 0 || PostingEpoch.attachEpoch(now) != attach
+                    || PostingEpoch.generation(now) < PostingEpoch.generation(postingEpoch)) {
+                postingEpochs[f] = postingEpoch;
+            }
+        }
+        for (MirrorShipper s : shippers) {
+            if (!s.awaitReported(f, postingEpoch, POSTING_REPORT_TIMEOUT_NANOS)) {
+                throw new AsymNvmException(ErrorCode.TIMEOUT, "frontend " + f + " raised its posting generation to "
+                        + PostingEpoch.describe(postingEpoch) + " but the shipper to mirror " + s.name() + " did not "
+                        + "tell the mirror within " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
+                        POSTING_REPORT_TIMEOUT_NANOS) + " ms (phase " + s.phase() + ")");
+            }
+        }
+        LOG.info("frontend {} dropped a SYNC mirror: {}; every mirror shipped to was told", f,
+                PostingEpoch.describe(postingEpoch));
+        return new byte[0];
+    }
 
     /** ADD_MIRROR: answers with the superblock and, when asked, starts shipping to the mirror it names. */
     public byte[] addMirrorCall(NicSession session, byte[] request) {

@@ -136,6 +136,14 @@ public final class ControlMessageLayout {
      */
     public static final int KIND_MIRROR_POSTING = 14;
 
+    /**
+     * A frontend tells its backend, on its attached session, that it dropped a SYNC mirror: arg is its new posting
+     * epoch ({@link PostingEpoch}). The backend replies once every SYNC mirror it ships to was told (REPLICATE
+     * FRONTENDS), or will be paused by a new image copy before it is shipped anything: declarations under an older
+     * generation no longer count. Reply: empty.
+     */
+    public static final int KIND_POSTING_GENERATION = 15;
+
     /** The ATTACH reply's role: the node serves as the backend of its image. */
     public static final int ROLE_BACKEND = 0;
     /** The ATTACH reply's role: the node is a mirror (semantic records and FLUSH only; no slabs, no catalog). */

@@ -29,17 +29,19 @@ import java.util.UUID;
  *              old owner's redo head when it was taken back: that owner's writes to the slab all lie before it)
  *   COPY_DONE: frontends(4) | slabs(4) | [applied(8) redoHead(8) semHead(8) target(8)] x frontends
  *              | ownerWord(8) x slabs
- *   FRONTENDS: frontends(4) | 0(4) | attachEpoch(8) x frontends   (the backend's attach epoch of each frontend
- *              attached to it, 0 for one not attached; sent before COPY_DONE and whenever one changes)
+ *   FRONTENDS: frontends(4) | 0(4) | postingEpoch(8) x frontends   (the backend's {@link PostingEpoch} of each
+ *              frontend it waits for: attach epoch and posting generation; 0 for none; sent before COPY_DONE and
+ *              whenever one changes)
  *   reply: the mirror's state(4)
- * MIRROR_POSTING (14), frontend to mirror on its attached session: 0 header: kind | frontendId | backendAttachEpoch
+ * MIRROR_POSTING (14), frontend to mirror on its attached session: 0 header: kind | frontendId | postingEpoch
  *                                     16 sinceTxId(8) | 24 semStart(8)
  *   semStart >= 0 (sent before the re-post is FLUSHed): the frontend's records here start at ring position
  *   semStart (what lies before was applied by the backend and released; it reaches this mirror as redo), so the
  *   FLUSH watermark check starts there; {@link #NO_SEM_START} leaves it.
  *   sinceTxId >= 0 (sent after that FLUSH): the frontend re-posted and FLUSHed every semantic record after
- *   sinceTxId here and posts every later one; its attach epoch on the backend names the incarnation (and session)
- *   the statement is about; {@link #NO_DECLARATION} declares nothing.
+ *   sinceTxId here and posts every later one; its posting epoch ({@link PostingEpoch}: its attach epoch on the backend
+ *   and how many mirrors it dropped under it) names the incarnation, session and mirror set the statement is about;
+ *   {@link #NO_DECLARATION} declares nothing.
  *   reply: the mirror's state(4)
  * </pre>
  */

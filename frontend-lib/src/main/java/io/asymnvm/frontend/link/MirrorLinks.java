@@ -33,6 +33,8 @@ public final class MirrorLinks implements AutoCloseable {
         private final BackendLink link;
         private volatile boolean attached;
         private volatile boolean dropped;
+        /** Set while the frontend drops it: it is declared no more (see {@link #beginDrop}). */
+        private volatile boolean dropping;
         private volatile long appliedTxId;
         private volatile long semHead;
         private volatile long redoHead;
@@ -59,6 +61,15 @@ public final class MirrorLinks implements AutoCloseable {
 
         public boolean dropped() {
             return dropped;
+        }
+
+        /**
+         * The frontend is about to drop this mirror (and to raise its posting generation): from now on no
+         * declaration is sent to it, so none under the raised generation can keep it in sync once it is out of the
+         * set. {@code false} undoes it (the drop failed; the mirror stays in the set and is posted to).
+         */
+        public void beginDrop(boolean dropping) {
+            this.dropping = dropping;
         }
 
         public long appliedTxId() {
@@ -296,6 +307,16 @@ public final class MirrorLinks implements AutoCloseable {
         throw new IllegalArgumentException("no in-sync mirror " + endpoint + " (in sync: " + endpoints() + ")");
     }
 
+    /** The in-sync mirror named {@code endpoint}; refused as {@link #drop} refuses it if there is none. */
+    public Mirror find(String endpoint) {
+        for (Mirror m : active) {
+            if (m.endpoint().equals(endpoint)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no in-sync mirror " + endpoint + " (in sync: " + endpoints() + ")");
+    }
+
     /** Whether the mirror reached through {@code link} (this very link) is in the in-sync set. */
     public boolean contains(BackendLink link) {
         for (Mirror m : active) {
@@ -351,6 +372,9 @@ public final class MirrorLinks implements AutoCloseable {
     }
 
     private static boolean posting(Mirror m, long backendAttachEpoch, long sinceTxId, long semStart) {
+        if (m.dropping && sinceTxId != ReplicationLayout.NO_DECLARATION) {
+            return false;
+        }
         try {
             m.link.call(ReplicationLayout.posting(m.link.frontendId(), backendAttachEpoch, sinceTxId, semStart));
             return true;

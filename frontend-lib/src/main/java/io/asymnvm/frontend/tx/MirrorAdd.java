@@ -189,7 +189,7 @@ final class MirrorAdd {
             if (ms == null || !ms.contains(l)) {
                 return false;
             }
-            engine.mirrorFailover.drop(l.endpoint());
+            engine.mirrorFailover.remove(l.endpoint()); // never declared: nothing to tell the backend
             return true;
         }
 
@@ -211,8 +211,9 @@ final class MirrorAdd {
             return engine.releasedTxId;
         }
 
+        /** The posting epoch declarations are made under (the backend attach epoch and posting generation). */
         long backendAttachEpoch() {
-            return engine.link.attachEpoch();
+            return engine.postingEpoch();
         }
 
         int frontendId() {

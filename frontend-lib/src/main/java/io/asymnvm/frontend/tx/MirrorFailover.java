@@ -4,6 +4,8 @@ import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
 import io.asymnvm.core.layout.ControlBlockLayout;
+import io.asymnvm.core.layout.ControlMessageLayout;
+import io.asymnvm.core.layout.PostingEpoch;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.frontend.link.MirrorLinks;
 
@@ -84,7 +86,7 @@ final class MirrorFailover {
         if (ms != null) {
             for (MirrorLinks.Mirror m : ms.active()) {
                 if (m.posted()) { // an ASYNC mirror is watched, never posted to: nothing to declare
-                    MirrorLinks.declare(m, engine.link.attachEpoch(), engine.releasedTxId);
+                    MirrorLinks.declare(m, engine.postingEpoch(), engine.releasedTxId);
                 }
             }
         }
@@ -167,7 +169,7 @@ final class MirrorFailover {
             } finally {
                 engine.exec.unlock();
             }
-            MirrorAdd.flushAndDeclare(m, repostedFrom, engine.posted.semEnd(), engine.link.attachEpoch(),
+            MirrorAdd.flushAndDeclare(m, repostedFrom, engine.posted.semEnd(), engine.postingEpoch(),
                     engine.releasedTxId);
         }
     }
@@ -290,8 +292,54 @@ final class MirrorFailover {
         }
     }
 
-    /** Removes the SYNC mirror {@code endpoint} from the in-sync set (see {@link TransactionEngine#dropMirror}). */
+    /**
+     * Removes the SYNC mirror {@code endpoint} from the in-sync set (see {@link TransactionEngine#dropMirror}). The
+     * mirror may hold this frontend's declaration (MIRROR_POSTING), which made it count this frontend as posting
+     * there: once dropped, commits are acknowledged without it, so it must not stay (or turn) in sync on that
+     * declaration, or promoting it after the loss of the backend loses them. Its link may be broken, so the backend
+     * is told instead, before the mirror leaves the set (commits wait for it until then): the frontend re-declares
+     * every mirror it keeps under a raised posting generation ({@link PostingEpoch}), then raises it on the backend
+     * (POSTING_GENERATION), which replies once every mirror it ships to was told; a mirror whose declaration the
+     * raised generation voids turns catching up. If the backend cannot be told, the drop fails ({@code
+     * CONNECTION_LOST}, {@code TIMEOUT}) and the mirror stays in the set.
+     */
     void drop(String endpoint) {
+        MirrorLinks.Mirror dropped = engine.mirrors.find(endpoint);
+        if (dropped.posted()) { // an ASYNC mirror is never declared
+            synchronized (this) {
+                dropped.beginDrop(true); // before the raise: a reconnect of it must not declare it under the new one
+                boolean told = false;
+                try {
+                    raisePostingGeneration(dropped);
+                    told = true;
+                } finally {
+                    if (!told) {
+                        dropped.beginDrop(false); // it stays in the set and is posted to: a declaration is true
+                    }
+                }
+            }
+        }
+        remove(endpoint);
+    }
+
+    /** See {@link #drop}: re-declares the mirrors kept under a raised posting generation, then tells the backend. */
+    private void raisePostingGeneration(MirrorLinks.Mirror dropped) {
+        long attach = engine.link.attachEpoch();
+        long raised = engine.raisedPostingEpoch;
+        long generation = (raised != 0 && PostingEpoch.attachEpoch(raised) == attach
+                ? PostingEpoch.generation(raised) : 0) + 1;
+        long next = PostingEpoch.pack(attach, generation);
+        engine.raisedPostingEpoch = next; // reconnects and adds from now on declare under it
+        for (MirrorLinks.Mirror m : engine.mirrors.active()) {
+            if (m != dropped && m.posted()) {
+                MirrorLinks.declare(m, next, engine.releasedTxId); // a failure: its reconnect declares again
+            }
+        }
+        engine.link.call(ControlMessageLayout.KIND_POSTING_GENERATION, next);
+    }
+
+    /** Takes the SYNC mirror {@code endpoint} out of the set without telling anyone (it was never declared). */
+    void remove(String endpoint) {
         MirrorLinks.Mirror m = engine.mirrors.drop(endpoint);
         engine.exec.lock();
         try {

@@ -147,6 +147,18 @@ public final class TransactionEngine implements AutoCloseable {
     MirrorLinks.Flush inflightMirrors;
     /** The oldest checkpoint over the backend and every mirror: ring space is released up to it. */
     volatile long releasedTxId;
+    /**
+     * The posting epoch this frontend last raised on the backend by dropping a SYNC mirror (0: never), see
+     * {@link io.asymnvm.core.layout.PostingEpoch}; it counts only while its attach epoch is the link's.
+     */
+    volatile long raisedPostingEpoch;
+
+    /** The posting epoch this frontend declares its SYNC mirrors under (MIRROR_POSTING). */
+    long postingEpoch() {
+        long attach = link.attachEpoch();
+        long raised = raisedPostingEpoch;
+        return raised != 0 && io.asymnvm.core.layout.PostingEpoch.attachEpoch(raised) == attach ? raised : attach;
+    }
     long backendSemHead;
     long backendRedoHead;
     /** The engine serving this frontend since a failover; this one then only redirects. */
