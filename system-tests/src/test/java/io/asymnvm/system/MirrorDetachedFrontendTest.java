@@ -57,9 +57,7 @@ class MirrorDetachedFrontendTest {
     Path dir;
 
     private BackendConfiguration config(String name) {
-        return BackendConfiguration.builder(dir.resolve(name)).size(16L << 20).maxFrontends(2)
-                .semRingCapacity(64L << 10).redoRingCapacity(256L << 10).slabSize(256 << 10).port(0)
-                .bindHost("127.0.0.1").credentials(dir.resolve("cluster.credentials")).conclude();
+        return MirrorJoinFixture.backendConfig(dir, name);
     }
 
     private FrontendOptions options() {

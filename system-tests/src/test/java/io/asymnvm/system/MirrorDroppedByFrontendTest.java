@@ -56,9 +56,7 @@ class MirrorDroppedByFrontendTest {
     Path dir;
 
     private BackendConfiguration config(String name) {
-        return BackendConfiguration.builder(dir.resolve(name)).size(16L << 20).maxFrontends(2)
-                .semRingCapacity(64L << 10).redoRingCapacity(256L << 10).slabSize(256 << 10).port(0)
-                .bindHost("127.0.0.1").credentials(dir.resolve("cluster.credentials")).conclude();
+        return MirrorJoinFixture.backendConfig(dir, name);
     }
 
     /** Redo stays in the frontend until {@link AsymNvm#sync} (a batch bound no test reaches). */
@@ -220,13 +218,7 @@ class MirrorDroppedByFrontendTest {
     }
 
     private static void transfer(Accounts accounts, Pending pending, Random random, int n) {
-        for (int i = 0; i < n; i++) {
-            Transfer tr = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS),
-                    random.nextInt(PowerFailureRig.ACCOUNTS), 1 + random.nextInt(1000));
-            pending.post(tr);
-            accounts.transfer(tr.from(), tr.to(), tr.amount());
-            pending.acknowledge(tr);
-        }
+        MirrorJoinFixture.transfer(accounts, pending, random, n);
     }
 
     /** A new incarnation of frontend 0 recovers on the promoted {@code node} and reads the balances. */

@@ -57,9 +57,7 @@ class MirrorLateJoinTest {
     Path dir;
 
     private BackendConfiguration config(String name) {
-        return BackendConfiguration.builder(dir.resolve(name)).size(16L << 20).maxFrontends(2)
-                .semRingCapacity(64L << 10).redoRingCapacity(256L << 10).slabSize(256 << 10).port(0)
-                .bindHost("127.0.0.1").credentials(dir.resolve("cluster.credentials")).conclude();
+        return MirrorJoinFixture.backendConfig(dir, name);
     }
 
     private FrontendOptions options() {
@@ -531,13 +529,7 @@ class MirrorLateJoinTest {
     }
 
     private static void transfer(Accounts accounts, Pending pending, Random random, int n) {
-        for (int i = 0; i < n; i++) {
-            Transfer tr = new Transfer(random.nextInt(PowerFailureRig.ACCOUNTS),
-                    random.nextInt(PowerFailureRig.ACCOUNTS), 1 + random.nextInt(1000));
-            pending.post(tr);
-            accounts.transfer(tr.from(), tr.to(), tr.amount());
-            pending.acknowledge(tr);
-        }
+        MirrorJoinFixture.transfer(accounts, pending, random, n);
     }
 
     private MirrorNode startMirrorThatTheFrontendDoesNotKnow(BackendNode backend) {
