@@ -5,12 +5,6 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.backend.mirror.MirrorShipper;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
-import io.asymnvm.core.fabric.Completion;
-import io.asymnvm.core.fabric.Fabric;
-import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.ForwardingConnection;
-import io.asymnvm.core.fabric.ForwardingFabric;
-import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SuperblockLayout;
 import io.asymnvm.frontend.AsymNvm;
@@ -29,7 +23,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -145,7 +138,7 @@ class MirrorDetachedFrontendTest {
 
         /** The backend is lost for good while the shipper is held: nothing more reaches the mirror from it. */
         void loseTheBackend() throws java.io.IOException {
-            shipping.lost = true;
+            shipping.severed = true;
             shipping.releaseCall.countDown();
             shipping.releaseWrite.countDown();
             backend.close();
@@ -164,7 +157,7 @@ class MirrorDetachedFrontendTest {
 
         @Override
         public void close() {
-            shipping.lost = true; // a failed check must not leave the shipper held or let it copy again
+            shipping.severed = true; // a failed check must not leave the shipper held or let it copy again
             shipping.releaseCall.countDown();
             shipping.releaseWrite.countDown();
             backend.close();
@@ -227,82 +220,4 @@ class MirrorDetachedFrontendTest {
         }
     }
 
-    /**
-     * The shipper's fabric: once {@link #holdNextCall} is set, its next control call waits until released; once
-     * {@link #holdNextRedoWrite} is set, its next WRITE of frontend 0's redo waits until released. Once {@link #lost},
-     * every operation fails, as with a backend gone for good (and it connects no more, so it never copies again).
-     */
-    private static final class HeldShipper extends ForwardingFabric {
-        final CountDownLatch callHeld = new CountDownLatch(1);
-        final CountDownLatch releaseCall = new CountDownLatch(1);
-        final CountDownLatch writeHeld = new CountDownLatch(1);
-        final CountDownLatch releaseWrite = new CountDownLatch(1);
-        volatile boolean holdNextCall;
-        volatile boolean holdNextRedoWrite;
-        volatile boolean lost;
-
-        HeldShipper(Fabric delegate) {
-            super(delegate);
-        }
-
-        private void failIfLost() {
-            if (lost) {
-                throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "injected: the backend is lost");
-            }
-        }
-
-        private static void await(CountDownLatch release) {
-            try {
-                if (!release.await(60, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the held shipper was never released");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        protected FabricConnection wrap(FabricConnection connection) {
-            if (lost) {
-                connection.close();
-                failIfLost();
-            }
-            return new ForwardingConnection(connection) {
-                @Override
-                public Completion call(byte[] request) {
-                    if (holdNextCall) {
-                        holdNextCall = false;
-                        callHeld.countDown();
-                        await(releaseCall);
-                    }
-                    failIfLost();
-                    return super.call(request);
-                }
-
-                @Override
-                public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
-                    if (holdNextRedoWrite && regionId == RegionIds.redo(0)) {
-                        holdNextRedoWrite = false;
-                        writeHeld.countDown();
-                        await(releaseWrite);
-                    }
-                    failIfLost();
-                    return super.write(regionId, offset, data, dataOffset, length);
-                }
-
-                @Override
-                public Completion read(int regionId, long offset, int length) {
-                    failIfLost();
-                    return super.read(regionId, offset, length);
-                }
-
-                @Override
-                public Completion flush(long stamp, boolean stamped) {
-                    failIfLost();
-                    return super.flush(stamp, stamped);
-                }
-            };
-        }
-    }
 }

@@ -5,19 +5,12 @@ import io.asymnvm.backend.BackendNode;
 import io.asymnvm.backend.mirror.MirrorShipper;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
-import io.asymnvm.core.fabric.Completion;
-import io.asymnvm.core.fabric.Fabric;
-import io.asymnvm.core.fabric.FabricConnection;
-import io.asymnvm.core.fabric.ForwardingConnection;
-import io.asymnvm.core.fabric.ForwardingFabric;
 import io.asymnvm.core.fabric.tcp.TcpFabric;
-import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.ReplicationLayout;
 import io.asymnvm.core.layout.SuperblockLayout;
 import io.asymnvm.frontend.AsymNvm;
 import io.asymnvm.frontend.FrontendOptions;
 import io.asymnvm.system.PowerFailureRig.Pending;
-import io.asymnvm.system.PowerFailureRig.Transfer;
 import io.asymnvm.testsupport.Conditions;
 import io.asymnvm.testsupport.ShmTempDirFactory;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +23,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,7 +76,8 @@ class MirrorDroppedByFrontendTest {
         boolean backendLost = false;
         try (BackendNode mirror = BackendNode.startMirror(config("mirror.pm"),
                      SuperblockLayout.withEpoch(backend.superblock(), backend.replication().epoch()));
-             BreakableLink link = new BreakableLink(new TcpFabric("127.0.0.1", mirror.port(), null))) {
+             SeverableFabric link = new SeverableFabric(new TcpFabric("127.0.0.1", mirror.port(), null),
+                     "the link to the mirror broke")) {
             HeldShipper shipping = new HeldShipper(mirror.localFabric());
             MirrorShipper shipper = backend.replication().addMirror("local:mirror.pm", shipping, false);
             Pending pending = new Pending(true);
@@ -107,7 +100,7 @@ class MirrorDroppedByFrontendTest {
                                 == backend.frontendLog(0).checkpoint().appliedTxId());
                 long mirrorApplied = mirror.frontendLog(0).checkpoint().appliedTxId();
 
-                link.broken = true; // the frontend's link to the mirror fails; the backend's shipper still reaches it
+                link.severed = true; // the frontend's link to the mirror fails; the backend's shipper still reaches it
                 nvm.dropMirror(m);
                 assertEquals(List.of(), nvm.mirrors(), "dropped");
                 if (redoOnBackend) {
@@ -131,7 +124,7 @@ class MirrorDroppedByFrontendTest {
             }
 
             // the backend is lost for good: nothing more reaches the mirror from it
-            shipping.lost = true;
+            shipping.severed = true;
             shipping.releaseWrite.countDown();
             backend.close();
             backendLost = true;
@@ -172,7 +165,8 @@ class MirrorDroppedByFrontendTest {
         boolean backendLost = false;
         try (BackendNode mirror = BackendNode.startMirror(config("mirror.pm"),
                      SuperblockLayout.withEpoch(backend.superblock(), backend.replication().epoch()));
-             BreakableLink link = new BreakableLink(new TcpFabric("127.0.0.1", mirror.port(), null))) {
+             SeverableFabric link = new SeverableFabric(new TcpFabric("127.0.0.1", mirror.port(), null),
+                     "the link to the mirror broke")) {
             MirrorShipper shipper = backend.replication().addMirror("local:mirror.pm", mirror.localFabric(), false);
             Pending pending = new Pending(true);
             Random random = new Random(SEED);
@@ -189,12 +183,12 @@ class MirrorDroppedByFrontendTest {
                 Conditions.awaitTrue("the mirror is in sync", () -> mirror.replication().state()
                         == ReplicationLayout.STATE_IN_SYNC);
 
-                link.broken = true;
+                link.severed = true;
                 nvm.dropMirror(m);
                 assertEquals(ReplicationLayout.STATE_CATCHING_UP, mirror.replication().state(),
                         "the mirror is told before the drop returns");
                 transfer(accounts, pending, random, 150);
-                link.broken = false;
+                link.severed = false;
                 nvm.addMirror(link, m); // re-posts the retained records, declares it again
                 transfer(accounts, pending, random, 20);
                 Conditions.awaitTrue("the mirror is in sync again", () -> mirror.replication().state()
@@ -229,120 +223,6 @@ class MirrorDroppedByFrontendTest {
             Ledger ledger = again.transactional(Ledger.class, new Ledger.Impl());
             again.recover();
             return ledger.balances();
-        }
-    }
-
-    /** The frontend's fabric to the mirror: once {@link #broken}, every operation and connect fails. */
-    private static final class BreakableLink extends ForwardingFabric {
-        volatile boolean broken;
-
-        BreakableLink(Fabric delegate) {
-            super(delegate);
-        }
-
-        private void failIfBroken() {
-            if (broken) {
-                throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "injected: the link to the mirror broke");
-            }
-        }
-
-        @Override
-        protected FabricConnection wrap(FabricConnection connection) {
-            if (broken) {
-                connection.close();
-                failIfBroken();
-            }
-            return new ForwardingConnection(connection) {
-                @Override
-                public Completion call(byte[] request) {
-                    failIfBroken();
-                    return super.call(request);
-                }
-
-                @Override
-                public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
-                    failIfBroken();
-                    return super.write(regionId, offset, data, dataOffset, length);
-                }
-
-                @Override
-                public Completion read(int regionId, long offset, int length) {
-                    failIfBroken();
-                    return super.read(regionId, offset, length);
-                }
-
-                @Override
-                public Completion flush(long stamp, boolean stamped) {
-                    failIfBroken();
-                    return super.flush(stamp, stamped);
-                }
-            };
-        }
-    }
-
-    /**
-     * The shipper's fabric: once {@link #holdNextRedoWrite} is set, its next WRITE of frontend 0's redo waits until
-     * released; once {@link #lost}, every operation fails, as with a backend gone for good.
-     */
-    private static final class HeldShipper extends ForwardingFabric {
-        final CountDownLatch writeHeld = new CountDownLatch(1);
-        final CountDownLatch releaseWrite = new CountDownLatch(1);
-        volatile boolean holdNextRedoWrite;
-        volatile boolean lost;
-
-        HeldShipper(Fabric delegate) {
-            super(delegate);
-        }
-
-        private void failIfLost() {
-            if (lost) {
-                throw new AsymNvmException(ErrorCode.CONNECTION_LOST, "injected: the backend is lost");
-            }
-        }
-
-        @Override
-        protected FabricConnection wrap(FabricConnection connection) {
-            if (lost) {
-                connection.close();
-                failIfLost();
-            }
-            return new ForwardingConnection(connection) {
-                @Override
-                public Completion call(byte[] request) {
-                    failIfLost();
-                    return super.call(request);
-                }
-
-                @Override
-                public Completion write(int regionId, long offset, byte[] data, int dataOffset, int length) {
-                    if (holdNextRedoWrite && regionId == RegionIds.redo(0)) {
-                        holdNextRedoWrite = false;
-                        writeHeld.countDown();
-                        try {
-                            if (!releaseWrite.await(60, TimeUnit.SECONDS)) {
-                                throw new IllegalStateException("the held shipper was never released");
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                    failIfLost();
-                    return super.write(regionId, offset, data, dataOffset, length);
-                }
-
-                @Override
-                public Completion read(int regionId, long offset, int length) {
-                    failIfLost();
-                    return super.read(regionId, offset, length);
-                }
-
-                @Override
-                public Completion flush(long stamp, boolean stamped) {
-                    failIfLost();
-                    return super.flush(stamp, stamped);
-                }
-            };
         }
     }
 }
