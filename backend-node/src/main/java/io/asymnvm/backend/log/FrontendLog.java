@@ -15,6 +15,8 @@ import io.asymnvm.recovery.log.RingDamage;
 import io.asymnvm.recovery.log.RingReader;
 import io.asymnvm.recovery.log.RingScanner;
 
+import java.util.Arrays;
+
 /**
  * One frontend's log area on the backend: its control block (replay checkpoint, durable watermark, attach
  * epoch) and its two rings. The replayer is the only writer of the checkpoint; attach is the only writer of
@@ -335,6 +337,8 @@ public final class FrontendLog {
 
     private int invalidateStale(RingReader ring, long tail, long end) {
         int invalidated = 0;
+        long[] starts = new long[8];
+        long[] ends = new long[8];
         // the record at the tail is invalid by definition (the scan stopped there), and a blank ring's zero words
         // match only position 0: start after it
         for (long p = LogRecordLayout.alignUp(tail) + LogRecordLayout.ALIGNMENT; p < end;
@@ -342,11 +346,19 @@ public final class FrontendLog {
             long word = ring.offsetOf(p) + LogRecordLayout.POSITION_OFFSET;
             if (region.getLong(word) == p) {
                 region.putLong(word, LogRecordLayout.NO_POSITION);
-                region.persist(word, 8);
+                if (invalidated == starts.length) {
+                    starts = Arrays.copyOf(starts, 2 * invalidated);
+                    ends = Arrays.copyOf(ends, 2 * invalidated);
+                }
+                starts[invalidated] = word;
+                ends[invalidated] = word + 8;
                 invalidated++;
             }
         }
+        // each word is independent of the others and all must be durable before the attach goes on: one call, so
+        // a file pays one write-back for them all instead of one per slot
         if (invalidated > 0) {
+            region.persistRanges(starts, ends, invalidated);
             LOG.info("frontend {}: invalidated {} stale records past the valid tail {} of {}", frontendId,
                     invalidated, tail, ring.name());
         }

@@ -2,11 +2,13 @@ package io.asymnvm.backend.replay;
 
 import io.asymnvm.backend.BackendFixture;
 import io.asymnvm.backend.BackendNode;
+import io.asymnvm.backend.image.PersistCountingRegion;
 import io.asymnvm.core.fabric.FabricConnection;
 import io.asymnvm.core.layout.ControlMessageLayout.AttachReply;
 import io.asymnvm.core.layout.RegionIds;
 import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.core.layout.SuperblockLayout.Superblock;
+import io.asymnvm.core.region.MappedRegion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -150,6 +152,32 @@ class StaleRecordTest {
         assertEquals(mine.length, third.semValidTail(),
                 "the crashed session's tx 2 would be re-executed by the next recovery");
         assertEquals(1, third.lastSemTxId());
+    }
+
+    @Test
+    void theStaleRecordsPastATornTailAreWrittenBackInOneCall() throws IOException {
+        node = BackendFixture.start(pm());
+        attach(connection(), 0);
+        Superblock sb = node.superblock();
+        stopNode();
+
+        // the crashed session: tx 1's record torn, then three whole records of the same lap
+        byte[] one = SemanticRecordLayout.encode(0, 1, 0xFEED, bytes(ARGS, 1), ARGS);
+        BackendFixture.patchFile(pm(), sb.semRingOf(0), torn(one));
+        long position = one.length;
+        for (int tx = 2; tx <= 4; tx++) {
+            byte[] stale = SemanticRecordLayout.encode(position, tx, 0xFEED, bytes(ARGS, tx), ARGS);
+            BackendFixture.patchFile(pm(), sb.semRingOf(0) + position, stale);
+            position += stale.length;
+        }
+        Files.writeString(BackendFixture.markFile(pm()), "running pid 1\n");
+        PersistCountingRegion region = new PersistCountingRegion(MappedRegion.open(pm(), MappedRegion.MapMode.FILE));
+        node = BackendNode.start(BackendFixture.config(pm()).conclude(), region);
+
+        long before = region.syncs();
+        assertEquals(3, node.frontendLog(0).invalidateStaleRecords(0, 0));
+        assertEquals(1, region.syncs() - before, "one write-back for the lap's stale records, not one per record");
+        assertEquals(0, attach(connection(), 0).semValidTail(), "none of them validates any more");
     }
 
     @Test
