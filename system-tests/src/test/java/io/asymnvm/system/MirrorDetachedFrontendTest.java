@@ -205,9 +205,13 @@ class MirrorDetachedFrontendTest {
         try (Rig rig = new Rig()) {
             rig.commitAndDetachBehindTheShipper(addsTheMirror);
             assertEquals(ReplicationLayout.STATE_CATCHING_UP, rig.mirror.replication().state(), "in sync while held");
+            MirrorShipper shipper = rig.backend.replication().shippers().get(0);
+            assertEquals(List.of(0), shipper.detachedAwaitedFrontends(), "status names the frontend waited for");
             rig.shipping.releaseWrite.countDown();
             Conditions.awaitTrue("the mirror is in sync",
                     () -> rig.mirror.replication().state() == ReplicationLayout.STATE_IN_SYNC);
+            Conditions.awaitTrue("the applied frontend is no longer listed as waited for",
+                    () -> shipper.detachedAwaitedFrontends().isEmpty());
             long applied = rig.mirror.frontendLog(0).checkpoint().appliedTxId();
             assertTrue(applied >= rig.appliedAtDetach, "in sync at applied tx " + applied + " of the "
                     + rig.appliedAtDetach + " the detached frontend committed");

@@ -419,7 +419,7 @@ public final class MirrorShipper implements AutoCloseable {
     /** Per frontend, the attach epoch under which it was last logged as holding the mirror back, 0 if none. */
     private final long[] heldEpoch; // read by heldBackFrontends (status, tests): a stale read only delays a report
     /** Per frontend, the attach epoch under which it was last logged as detached with commits the mirror lacks. */
-    private final long[] detachedHeldEpoch;
+    private final long[] detachedHeldEpoch; // read by detachedAwaitedFrontends (status, tests), as heldEpoch
 
     /**
      * The attach epoch the mirror must have frontend {@code f}'s declaration under (0: none). A frontend that
@@ -516,6 +516,22 @@ public final class MirrorShipper implements AutoCloseable {
         java.util.List<Integer> out = new java.util.ArrayList<>();
         for (int f = 0; reported != null && f < logs.length; f++) {
             if (async == null && reported[f] != 0 && PostingEpoch.attachEpoch(reported[f]) == heldEpoch[f]) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Frontends that detached from this backend with commits the mirror has not applied yet, which it waits for
+     * (see {@link #detachedEpoch}), as last reported: while one is listed, the mirror cannot turn in sync.
+     */
+    public java.util.List<Integer> detachedAwaitedFrontends() {
+        long[] reported = reportedEpochs;
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        for (int f = 0; reported != null && f < logs.length; f++) {
+            if (async == null && reported[f] != 0 && logs[f].attachedEpoch() == 0
+                    && PostingEpoch.attachEpoch(reported[f]) == detachedHeldEpoch[f]) {
                 out.add(f);
             }
         }
@@ -693,6 +709,11 @@ public final class MirrorShipper implements AutoCloseable {
         m.put("problem", problem);
         ArrayNode waived = m.putArray("frontends_not_waited_for"); // gone longer than the bound, all applied
         waivedFrontends().forEach(waived::add);
+        // what keeps the mirror catching up although no frontend is attached: detached or gone with commits it lacks
+        ArrayNode detached = m.putArray("detached_frontends_waited_for");
+        detachedAwaitedFrontends().forEach(detached::add);
+        ArrayNode held = m.putArray("gone_frontends_holding_back");
+        heldBackFrontends().forEach(held::add);
         if (async != null) {
             async.describe(m);
         } else {
