@@ -108,14 +108,21 @@ public final class EmulatedNic {
         if (stamped && s.stampRegion() >= 0) {
             RegionTable.Window w = regions.lookup(s.stampRegion());
             long at = w.translate(s.stampOffset(), 8);
-            long durable = w.backing().getLongVolatile(at);
-            if (stamp <= durable) {
-                return new long[] {bytes, calls}; // never backwards; nothing new to make durable
+            PersistentRegion r = w.backing();
+            // FLUSHes of one session can run at once (on the workers): the watermark moves by compare-and-set, so
+            // one that read an older value never stores its smaller stamp over a larger one stored meanwhile
+            while (true) {
+                long durable = r.getLongVolatile(at);
+                if (stamp <= durable) {
+                    return new long[] {bytes, calls}; // never backwards; nothing new to make durable
+                }
+                s.stampGuard().admit(durable, stamp); // throws to refuse: the watermark stays where it is
+                if (r.compareAndSetLong(at, durable, stamp)) {
+                    break;
+                }
             }
-            s.stampGuard().admit(durable, stamp); // throws to refuse: the watermark stays where it is
-            w.backing().putLongVolatile(at, stamp);
             if (persistOnFlush) {
-                w.backing().persist(at, 8);
+                r.persist(at, 8);
                 bytes += 8;
                 calls++;
             }
