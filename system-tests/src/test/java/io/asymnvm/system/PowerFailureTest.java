@@ -42,6 +42,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the {@code slow} variant runs every persist point of several seeds with two or three images each, until
  * 10,000 crash images were recovered. {@code -Dasymnvm.seed} and {@code -Dasymnvm.crashBudget} change the seed
  * and the number of crash points of the default run.
+ *
+ * <p>The same workloads also run over loopback tcp ({@link PowerFailureRig.Link}), so that the power fails inside
+ * the tcp emulated NIC too: in a FLUSH on its event loop, persist lane or worker pool, in a control call on a
+ * worker, with connections dropped under it. Every such test requires that its runs went over tcp and that crash
+ * points landed in a FLUSH received over tcp on the thread its placement names. {@code -Dasymnvm.tcpStates} and
+ * {@code -Dasymnvm.tcpSlowStates} set their budgets; {@code -Dasymnvm.printCrashSites=true} lists the distinct code
+ * points the power failed at inside a tcp request.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class PowerFailureTest {
@@ -279,6 +286,8 @@ class PowerFailureTest {
         };
         assertTrue(e.tcpFlushCutsByRole.getOrDefault(flushThread, 0L) > 0, "no crash point landed in a FLUSH on the "
                 + flushThread + " (" + link + "): " + e.tcpFlushCutsByRole);
+        // a FLUSH persists the ranges its session wrote, then the stamp (the durable watermark): both were cut
+        assertTrue(e.tcpPoints.size() >= 2, "the power failed at only " + e.tcpPoints + " inside tcp requests");
     }
 
     /** Counters and violations of the crash states explored by one test. */
