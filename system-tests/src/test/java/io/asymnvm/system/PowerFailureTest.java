@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -252,7 +255,7 @@ class PowerFailureTest {
      * (default 2,000) crash states each.
      */
     @ParameterizedTest(name = "{0} {1}")
-    @org.junit.jupiter.params.provider.MethodSource("tcpDrill")
+    @MethodSource("tcpDrill")
     @Tag("slow")
     @Timeout(value = 3600, unit = TimeUnit.SECONDS)
     void shouldKeepEveryAcknowledgedTransferAcrossTwoThousandPowerFailuresOverTcp(PowerFailureRig.Link link,
@@ -260,10 +263,9 @@ class PowerFailureTest {
         exploreTcp(link, composition, Integer.getInteger("asymnvm.tcpSlowStates", 2_000));
     }
 
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> tcpDrill() {
+    static Stream<Arguments> tcpDrill() {
         return Arrays.stream(PowerFailureRig.Link.values()).filter(PowerFailureRig.Link::tcp)
-                .flatMap(l -> Arrays.stream(PowerFailureRig.Composition.values())
-                        .map(c -> org.junit.jupiter.params.provider.Arguments.of(l, c)));
+                .flatMap(l -> Arrays.stream(PowerFailureRig.Composition.values()).map(c -> Arguments.of(l, c)));
     }
 
     private void exploreTcp(PowerFailureRig.Link link, PowerFailureRig.Composition composition, int states) {
