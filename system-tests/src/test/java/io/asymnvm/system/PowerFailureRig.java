@@ -13,8 +13,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -40,7 +43,8 @@ import java.util.function.BooleanSupplier;
  * <p>The workload runs over the node's local fabric or, with a tcp {@link Link}, over loopback tcp to the node's
  * emulated NIC: then the power failure also takes the NIC (its event loops, workers and persist lanes stop with the
  * node) and the client connections, and the run requires that no connection and no listening port survived.
- * Recovery always runs over the local fabric.
+ * The recovery whose result is checked runs over the local fabric; the recovery cut by a second power failure runs
+ * over the link, so that cut can land in the NIC too (attach, the FLUSH of re-executed and adopted records).
  *
  * <p>Small geometry on purpose (8 MiB image, 16 KiB rings or one page, 64 KiB slabs): the rings wrap and the
  * replayer advances its checkpoint many times within a few hundred transfers, and copying the image is cheap.
@@ -110,7 +114,8 @@ final class PowerFailureRig {
      * emulated NIC on an ephemeral 127.0.0.1 port, authenticated with the node's credentials, with the NIC's FLUSH
      * placement ({@code -Dasymnvm.nic.flush}, FlushPlacement): {@code inline} (the default: on the connection's
      * event loop while it is alone there, else on the worker pool), {@code lane} (a persist thread per loop) or
-     * {@code workers} (always the pool). Recovery of every crash image runs over the local fabric either way.
+     * {@code workers} (always the pool). The recovery of a crash image that is checked runs over the local fabric
+     * either way; the one cut by a second power failure ({@link #crashDuringRecovery}) runs over the link.
      */
     enum Link {
         LOCAL(null), TCP_INLINE("inline"), TCP_LANE("lane"), TCP_WORKERS("workers");
@@ -218,6 +223,9 @@ final class PowerFailureRig {
     /** Null: the balances are an array in one block; else the structure that holds them. */
     private final MapAccounts.Kind structure;
     private final Composition composition;
+    /** Power cuts during recovery that landed inside a request the tcp emulated NIC received, and where. */
+    private final AtomicLong recoveryCutsOverTcp = new AtomicLong();
+    private final Set<String> recoveryTcpPoints = new ConcurrentSkipListSet<>();
 
     PowerFailureRig(Path dir, long seed, int transfers) {
         this(dir, seed, transfers, RING);
@@ -299,6 +307,16 @@ final class PowerFailureRig {
 
     long seed() {
         return seed;
+    }
+
+    /** Power cuts during a recovery over tcp ({@link #crashDuringRecovery}) inside a request the NIC received. */
+    long recoveryCutsOverTcp() {
+        return recoveryCutsOverTcp.get();
+    }
+
+    /** The code points (thread role and frames) of those cuts. */
+    Set<String> recoveryTcpPoints() {
+        return Set.copyOf(recoveryTcpPoints);
     }
 
     static long[] initialBalances() {
@@ -605,10 +623,12 @@ final class PowerFailureRig {
         AtomicReference<BackendNode> node = new AtomicReference<>();
         AtomicReference<Frontend> fe = new AtomicReference<>();
         AtomicReference<String> unexpected = new AtomicReference<>();
+        LoopbackTcpFabrics tcp = link.tcp() ? new LoopbackTcpFabrics() : null;
         Thread t = new Thread(() -> {
             try {
-                node.set(BackendNode.start(config, region));
-                fe.set(open(node.get()));
+                // over the link: a tcp recovery attaches, re-executes and flushes through the emulated NIC
+                node.set(tcp == null ? BackendNode.start(config, region) : startNode(region));
+                fe.set(tcp == null ? open(node.get()) : open(tcp.fabricTo(node.get())));
                 fe.get().nvm().recover();
                 fe.get().ledger().balances();
                 fe.get().nvm().close();
@@ -634,6 +654,18 @@ final class PowerFailureRig {
         crashQuietly(fe.get());
         if (node.get() != null) {
             closeQuietly(node.get());
+        }
+        if (tcp != null) {
+            String survived = tcp.closeAndCheck();
+            if (survived != null) {
+                unexpected.compareAndSet(null, survived);
+            }
+            SimulatedPowerFailure f = region.failure();
+            if (f != null && Arrays.stream(f.getStackTrace())
+                    .anyMatch(e -> e.getClassName().startsWith("io.asymnvm.core.fabric.tcp."))) {
+                recoveryCutsOverTcp.incrementAndGet();
+                recoveryTcpPoints.add(ThreadCountingPmRegion.roleOf(threadOf(f)) + pointOf(f));
+            }
         }
         String at = where + ", power cut at recovery persist " + point + " (" + siteOf(region) + ")";
         if (unexpected.get() != null) {

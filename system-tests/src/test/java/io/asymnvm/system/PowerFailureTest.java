@@ -290,6 +290,7 @@ class PowerFailureTest {
                 + flushThread + " (" + link + "): " + e.tcpFlushCutsByRole);
         // a FLUSH persists the ranges its session wrote, then the stamp (the durable watermark): both were cut
         assertTrue(e.tcpPoints.size() >= 2, "the power failed at only " + e.tcpPoints + " inside tcp requests");
+        assertTrue(e.recoveryCutsOverTcp > 0, "no power cut during a recovery landed inside a tcp request");
     }
 
     /** Counters and violations of the crash states explored by one test. */
@@ -305,6 +306,8 @@ class PowerFailureTest {
         /** Crash points inside a FLUSH the tcp emulated NIC received, by thread role. */
         final Map<String, Long> tcpFlushCutsByRole = new TreeMap<>();
         long tcpFlushCuts;
+        long recoveryCutsOverTcp;
+        final Set<String> recoveryTcpPoints = new TreeSet<>();
         long points;
         long powerLost;
         long images;
@@ -364,6 +367,8 @@ class PowerFailureTest {
                     }
                 }
             }
+            recoveryCutsOverTcp += rig.recoveryCutsOverTcp();
+            recoveryTcpPoints.addAll(rig.recoveryTcpPoints());
         }
 
         /** Which fabric the run used, and where (thread, code point) its power failed. */
@@ -402,9 +407,12 @@ class PowerFailureTest {
             dryRuns.forEach(d -> System.out.println("  dry run " + d));
             System.out.println("  power cut by thread " + cutsByRole + "; inside a request received over tcp "
                     + tcpCutsByRole + " at " + tcpPoints.size() + " distinct code points, inside a tcp FLUSH "
-                    + tcpFlushCuts + " " + tcpFlushCutsByRole);
+                    + tcpFlushCuts + " " + tcpFlushCutsByRole + "; power cuts during a recovery over tcp inside a "
+                    + "tcp request " + recoveryCutsOverTcp + " at " + recoveryTcpPoints.size()
+                    + " distinct code points");
             if (Boolean.getBoolean("asymnvm.printCrashSites")) {
                 tcpPoints.forEach(pt -> System.out.println("    " + pt));
+                recoveryTcpPoints.forEach(pt -> System.out.println("    during recovery: " + pt));
             }
             if (!violations.isEmpty()) {
                 StringBuilder b = new StringBuilder(violations.size() + " invariant violations in " + images
