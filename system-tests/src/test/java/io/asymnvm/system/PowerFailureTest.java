@@ -208,11 +208,12 @@ class PowerFailureTest {
     /**
      * The bank workload over loopback tcp (the frontend's {@code TcpFabric} to the node's emulated NIC on an
      * ephemeral 127.0.0.1 port), once per FLUSH placement of the NIC: the power cut lands on the NIC's event loop
-     * (a FLUSH run inline, a WRITE's store), its worker pool (control calls, FLUSH) or its persist lane, as well as
-     * the replayer; the server and the client connection die with it, and every crash image is recovered over the
-     * local fabric with the usual checks. Requires that the runs really went over tcp and that crash points landed
-     * in a FLUSH the emulated NIC received over tcp, on the thread the placement names. {@code asymnvm.tcpStates}
-     * (default 80) crash states per placement.
+     * (a FLUSH run inline), its worker pool (control calls, FLUSH) or its persist lane, as well as the replayer; the
+     * server and the client connection die with it, every crash image is recovered over the local fabric with the
+     * usual checks, and cut again during a recovery over tcp. Requires that the runs really went over tcp, that crash
+     * points landed in a FLUSH the emulated NIC received over tcp on the thread the placement names, at both of its
+     * persists, and that cuts during recovery landed in the NIC too. {@code asymnvm.tcpStates} (default 80) crash
+     * states per placement.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = PowerFailureRig.Link.class, names = {"TCP_INLINE", "TCP_LANE", "TCP_WORKERS"})
