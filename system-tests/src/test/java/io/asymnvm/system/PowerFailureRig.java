@@ -13,8 +13,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -36,6 +39,12 @@ import java.util.function.BooleanSupplier;
  * where it landed. Runs with an odd crash point, and power cuts during recovery, perturb the timing: the
  * replayer (or, for every other odd point, the frontend's threads) pauses before each persist, so that the
  * other side acts on what it stored, visible but not yet durable.
+ *
+ * <p>The workload runs over the node's local fabric or, with a tcp {@link Link}, over loopback tcp to the node's
+ * emulated NIC: then the power failure also takes the NIC (its event loops, workers and persist lanes stop with the
+ * node) and the client connections, and the run requires that no connection and no listening port survived.
+ * The recovery whose result is checked runs over the local fabric; the recovery cut by a second power failure runs
+ * over the link, so that cut can land in the NIC too (attach, the FLUSH of re-executed and adopted records).
  *
  * <p>Small geometry on purpose (8 MiB image, 16 KiB rings or one page, 64 KiB slabs): the rings wrap and the
  * replayer advances its checkpoint many times within a few hundred transfers, and copying the image is cheap.
@@ -69,7 +78,8 @@ final class PowerFailureRig {
      * and how often the rings wrapped.
      */
     record Run(long crashPoint, boolean powerLost, long persists, boolean created, long[] oracle, int acknowledged,
-               Pending pending, SimulatedPmRegion region, long semLaps, long redoLaps, String unexpected) {
+               Pending pending, ThreadCountingPmRegion region, long semLaps, long redoLaps, String unexpected,
+               String fabric) {
 
         /** The transfers that were posted but not acknowledged when the power failed. */
         String inFlight() {
@@ -88,10 +98,40 @@ final class PowerFailureRig {
      * the ring, never flushed); a new incarnation recovers it and runs the rest. {@code BACKEND_RESTART}: a third
      * of the plan, then the backend restarts over the same PM (nothing lost, connections fail, the frontend
      * reconnects and re-posts), a third more, then the frontend crash as above and the rest. {@code TWO_THREADS}:
-     * two worker threads share one frontend, each running half of the plan. The power cut lands anywhere in it.
+     * two worker threads share one frontend, each running half of the plan. {@code CONNECTION_DROP}: one frontend
+     * runs the plan while another thread fails every connection of the fabric three times (after a quarter, half
+     * and three quarters of the plan were acknowledged, wherever the frontend is then: often in a commit's FLUSH),
+     * the backend staying up: the frontend reconnects with a new session and re-posts. The power cut lands
+     * anywhere in it.
      */
     enum Composition {
-        PLAIN, FRONTEND_CRASH, BACKEND_RESTART, TWO_THREADS
+        PLAIN, FRONTEND_CRASH, BACKEND_RESTART, TWO_THREADS, CONNECTION_DROP
+    }
+
+    /**
+     * The fabric the workload runs over. {@code LOCAL}: the node's in-process fabric (the frontend's thread runs
+     * every FLUSH and control call). {@code TCP_*}: a {@link io.asymnvm.core.fabric.tcp.TcpFabric} to the node's
+     * emulated NIC on an ephemeral 127.0.0.1 port, authenticated with the node's credentials, with the NIC's FLUSH
+     * placement ({@code -Dasymnvm.nic.flush}, FlushPlacement): {@code inline} (the default: on the connection's
+     * event loop while it is alone there, else on the worker pool), {@code lane} (a persist thread per loop) or
+     * {@code workers} (always the pool). The recovery of a crash image that is checked runs over the local fabric
+     * either way; the one cut by a second power failure ({@link #crashDuringRecovery}) runs over the link.
+     */
+    enum Link {
+        LOCAL(null), TCP_INLINE("inline"), TCP_LANE("lane"), TCP_WORKERS("workers");
+
+        /** The emulated NIC's system property read when a server starts (FlushPlacement.PROPERTY). */
+        static final String FLUSH_PLACEMENT_PROPERTY = "asymnvm.nic.flush";
+
+        final String flushPlacement;
+
+        Link(String flushPlacement) {
+            this.flushPlacement = flushPlacement;
+        }
+
+        boolean tcp() {
+            return flushPlacement != null;
+        }
     }
 
     /**
@@ -171,6 +211,11 @@ final class PowerFailureRig {
 
     private final BackendConfiguration config;
     private final FrontendOptions options;
+    private final Link link;
+    /** The workload's node: {@link #config} listening on tcp when the link is tcp. */
+    private final BackendConfiguration runConfig;
+    /** The workload's frontends: {@link #options} with the node's credentials when the link is tcp. */
+    private final FrontendOptions runOptions;
     private final long seed;
     private final long ring;
     private final long pauseNanos;
@@ -178,6 +223,9 @@ final class PowerFailureRig {
     /** Null: the balances are an array in one block; else the structure that holds them. */
     private final MapAccounts.Kind structure;
     private final Composition composition;
+    /** Power cuts during recovery that landed inside a request the tcp emulated NIC received, and where. */
+    private final AtomicLong recoveryCutsOverTcp = new AtomicLong();
+    private final Set<String> recoveryTcpPoints = new ConcurrentSkipListSet<>();
 
     PowerFailureRig(Path dir, long seed, int transfers) {
         this(dir, seed, transfers, RING);
@@ -198,6 +246,11 @@ final class PowerFailureRig {
         this(dir, seed, transfers, RING, null, composition, REDO_BATCH_TRANSACTIONS);
     }
 
+    /** The bank in one block over {@code link}, with the power failure composed with other failures. */
+    PowerFailureRig(Path dir, long seed, int transfers, Composition composition, Link link) {
+        this(dir, seed, transfers, RING, null, composition, REDO_BATCH_TRANSACTIONS, link);
+    }
+
     /**
      * As above with redo batches of at most {@code redoBatchTransactions} transactions (0: the frontend's default):
      * many small batches, so the redo ring wraps many times, and a recovering session's batches often end where a
@@ -214,28 +267,56 @@ final class PowerFailureRig {
 
     private PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure,
                             Composition composition, int perBatch) {
+        this(dir, seed, transfers, ring, structure, composition, perBatch, Link.LOCAL);
+    }
+
+    private PowerFailureRig(Path dir, long seed, int transfers, long ring, MapAccounts.Kind structure,
+                            Composition composition, int perBatch, Link link) {
+        this.link = link;
         this.structure = structure;
         this.composition = composition;
         this.seed = seed;
         this.ring = ring;
         this.pauseNanos = TimeUnit.MICROSECONDS.toNanos(300);
-        this.config = BackendConfiguration.builder(dir.resolve("simulated.pm")).size(PM_SIZE).maxFrontends(2)
-                .semRingCapacity(ring).redoRingCapacity(ring).slabSize(structure == null ? 64 << 10 : 1 << 20)
-                .conclude();
+        this.config = geometry(dir, ring, structure).conclude();
         // frequent polls of the checkpoint: more chances to act on what the replayer just stored
         FrontendOptions.Builder b = FrontendOptions.builder().reconnectTimeoutMillis(2_000).pollIntervalMicros(100);
         if (perBatch > 0) {
             b.redoBatch(perBatch, 256 << 10, 1000);
         }
         this.options = b.conclude();
+        if (link.tcp()) {
+            Path credentials = dir.resolve("tcp.credentials"); // written by the first node that listens
+            this.runConfig = geometry(dir, ring, structure).bindHost(LoopbackTcpFabrics.HOST).port(0)
+                    .credentials(credentials).conclude();
+            this.runOptions = options.withCredentials(credentials);
+        } else {
+            this.runConfig = config;
+            this.runOptions = options;
+        }
         Random random = new Random(seed);
         for (int i = 0; i < transfers; i++) {
             plan.add(new Transfer(random.nextInt(ACCOUNTS), random.nextInt(ACCOUNTS), 1 + random.nextInt(1000)));
         }
     }
 
+    private static BackendConfiguration.Builder geometry(Path dir, long ring, MapAccounts.Kind structure) {
+        return BackendConfiguration.builder(dir.resolve("simulated.pm")).size(PM_SIZE).maxFrontends(2)
+                .semRingCapacity(ring).redoRingCapacity(ring).slabSize(structure == null ? 64 << 10 : 1 << 20);
+    }
+
     long seed() {
         return seed;
+    }
+
+    /** Power cuts during a recovery over tcp ({@link #crashDuringRecovery}) inside a request the NIC received. */
+    long recoveryCutsOverTcp() {
+        return recoveryCutsOverTcp.get();
+    }
+
+    /** The code points (thread role and frames) of those cuts. */
+    Set<String> recoveryTcpPoints() {
+        return Set.copyOf(recoveryTcpPoints);
     }
 
     static long[] initialBalances() {
@@ -261,7 +342,7 @@ final class PowerFailureRig {
     }
 
     private Run run(long crashPoint, boolean fromFormat) {
-        SimulatedPmRegion region = new SimulatedPmRegion("simulated PM (seed " + seed + ", crash point "
+        ThreadCountingPmRegion region = new ThreadCountingPmRegion("simulated PM (seed " + seed + ", crash point "
                 + crashPoint + (fromFormat ? " from format" : "") + ")", PM_SIZE);
         if (fromFormat && crashPoint >= 0) {
             region.failAtPersist(crashPoint);
@@ -273,14 +354,18 @@ final class PowerFailureRig {
         }
         AtomicReference<BackendNode> node = new AtomicReference<>();
         AtomicReference<Frontend> fe = new AtomicReference<>();
-        RestartableFabric fabric = new RestartableFabric(() -> node.get().localFabric());
+        LoopbackTcpFabrics tcp = link.tcp() ? new LoopbackTcpFabrics() : null;
+        RestartableFabric fabric = new RestartableFabric(() -> tcp == null ? node.get().localFabric()
+                : tcp.fabricTo(node.get()));
+        AtomicReference<String> fabricName = new AtomicReference<>();
         long[] base = {0};
         AtomicBoolean created = new AtomicBoolean();
         Pending pending = new Pending(composition != Composition.TWO_THREADS);
         AtomicReference<String> unexpected = new AtomicReference<>();
         Thread worker = new Thread(() -> {
             try {
-                node.set(BackendNode.start(config, region));
+                node.set(startNode(region));
+                fabricName.set(fabric.name());
                 fe.set(open(fabric));
                 Frontend f = fe.get();
                 f.accounts().create(ACCOUNTS, INITIAL);
@@ -314,6 +399,16 @@ final class PowerFailureRig {
         }
         crashQuietly(fe.get());
         closeQuietly(node.get());
+        if (tcp != null) { // the client side goes down with the machine too; nothing of the server may survive
+            String survived = tcp.closeAndCheck();
+            if (survived != null) {
+                unexpected.compareAndSet(null, survived);
+            }
+            if (fabricName.get() != null) { // null: the power failed before the node served
+                fabricName.set(fabricName.get() + " (" + tcp.connections() + " connections to 127.0.0.1 ports "
+                        + tcp.ports() + ")");
+            }
+        }
         long semLaps = 0;
         long redoLaps = 0;
         if (node.get() != null) {
@@ -322,7 +417,29 @@ final class PowerFailureRig {
         }
         long persists = region.persistCount() - (fromFormat ? 0 : base[0]);
         return new Run(crashPoint, region.powerLost(), persists, created.get(), pending.oracle(),
-                pending.acknowledged(), pending, region, semLaps, redoLaps, unexpected.get());
+                pending.acknowledged(), pending, region, semLaps, redoLaps, unexpected.get(), fabricName.get());
+    }
+
+    /** A node for the workload over {@code region}: listening on tcp with this link's FLUSH placement, if tcp. */
+    private BackendNode startNode(SimulatedPmRegion region) {
+        if (!link.tcp()) {
+            return BackendNode.start(config, region);
+        }
+        // the emulated NIC reads its FLUSH placement from a system property when it starts; the tests of this
+        // JVM run one at a time and only this rig sets it, restored at once
+        synchronized (Link.class) {
+            String before = System.getProperty(Link.FLUSH_PLACEMENT_PROPERTY);
+            System.setProperty(Link.FLUSH_PLACEMENT_PROPERTY, link.flushPlacement);
+            try {
+                return BackendNode.start(runConfig, region);
+            } finally {
+                if (before == null) {
+                    System.clearProperty(Link.FLUSH_PLACEMENT_PROPERTY);
+                } else {
+                    System.setProperty(Link.FLUSH_PLACEMENT_PROPERTY, before);
+                }
+            }
+        }
     }
 
     /** Runs the plan as the composition says; returns the frontend that finished it. */
@@ -342,7 +459,7 @@ final class PowerFailureRig {
                 transfers(first, plan.subList(0, n / 3), pending);
                 fabric.restart(() -> {
                     node.get().close();
-                    node.set(BackendNode.start(config, region));
+                    node.set(startNode(region));
                 });
                 transfers(first, plan.subList(n / 3, 2 * n / 3), pending);
                 Frontend second = crashAfterAsyncTransfer(first, plan.get(2 * n / 3), fabric, fe, pending);
@@ -374,6 +491,28 @@ final class PowerFailureRig {
                 }
                 if (region.powerLost()) {
                     throw region.failure();
+                }
+            }
+            case CONNECTION_DROP -> {
+                AtomicBoolean done = new AtomicBoolean();
+                Thread dropper = new Thread(() -> {
+                    for (int i = 1; i <= 3; i++) {
+                        int at = i * n / 4;
+                        awaitUntil(() -> pending.acknowledged() >= at || done.get() || region.powerLost());
+                        if (done.get() || region.powerLost()) {
+                            return;
+                        }
+                        fabric.restart(() -> { }); // the backend stays up: only the connections fail
+                    }
+                }, "connection-dropper");
+                dropper.start();
+                try {
+                    transfers(first, plan, pending);
+                } finally {
+                    done.set(true);
+                    if (!join(dropper)) {
+                        unexpected.compareAndSet(null, "connection dropper did not stop: " + stackOf(dropper));
+                    }
                 }
             }
             default -> throw new IllegalStateException("unknown composition " + composition);
@@ -484,10 +623,12 @@ final class PowerFailureRig {
         AtomicReference<BackendNode> node = new AtomicReference<>();
         AtomicReference<Frontend> fe = new AtomicReference<>();
         AtomicReference<String> unexpected = new AtomicReference<>();
+        LoopbackTcpFabrics tcp = link.tcp() ? new LoopbackTcpFabrics() : null;
         Thread t = new Thread(() -> {
             try {
-                node.set(BackendNode.start(config, region));
-                fe.set(open(node.get()));
+                // over the link: a tcp recovery attaches, re-executes and flushes through the emulated NIC
+                node.set(tcp == null ? BackendNode.start(config, region) : startNode(region));
+                fe.set(tcp == null ? open(node.get()) : open(tcp.fabricTo(node.get())));
                 fe.get().nvm().recover();
                 fe.get().ledger().balances();
                 fe.get().nvm().close();
@@ -513,6 +654,18 @@ final class PowerFailureRig {
         crashQuietly(fe.get());
         if (node.get() != null) {
             closeQuietly(node.get());
+        }
+        if (tcp != null) {
+            String survived = tcp.closeAndCheck();
+            if (survived != null) {
+                unexpected.compareAndSet(null, survived);
+            }
+            SimulatedPowerFailure f = region.failure();
+            if (f != null && Arrays.stream(f.getStackTrace())
+                    .anyMatch(e -> e.getClassName().startsWith("io.asymnvm.core.fabric.tcp."))) {
+                recoveryCutsOverTcp.incrementAndGet();
+                recoveryTcpPoints.add(ThreadCountingPmRegion.roleOf(threadOf(f)) + pointOf(f));
+            }
         }
         String at = where + ", power cut at recovery persist " + point + " (" + siteOf(region) + ")";
         if (unexpected.get() != null) {
@@ -571,11 +724,17 @@ final class PowerFailureRig {
         return t.getName().startsWith("asymnvm-replayer");
     }
 
+    /** A frontend of a recovery: over the node's local fabric whatever the link. */
     private Frontend open(BackendNode node) {
-        return open(node.localFabric());
+        return open(node.localFabric(), options);
     }
 
+    /** A frontend of the workload, over {@code fabric} (the link). */
     private Frontend open(Fabric fabric) {
+        return open(fabric, runOptions);
+    }
+
+    private Frontend open(Fabric fabric, FrontendOptions options) {
         AsymNvm nvm = AsymNvm.open(fabric, 0, options);
         try {
             if (structure != null) {
@@ -648,12 +807,23 @@ final class PowerFailureRig {
         if (f == null) {
             return "power never failed";
         }
-        StringBuilder b = new StringBuilder(f.getMessage().replaceFirst(".* in thread ", "thread "));
+        return "thread " + threadOf(f) + pointOf(f);
+    }
+
+    /** The name of the thread whose persist call lost the power. */
+    static String threadOf(SimulatedPowerFailure f) {
+        return f.getMessage().replaceFirst(".* in thread ", "");
+    }
+
+    /** The code point of a power failure: the innermost frames of this project, outside the simulated PM. */
+    static String pointOf(SimulatedPowerFailure f) {
+        StringBuilder b = new StringBuilder();
         int shown = 0;
         for (StackTraceElement e : f.getStackTrace()) {
-            if (e.getClassName().startsWith("io.asymnvm.") && !e.getClassName().startsWith("io.asymnvm.recovery.crash")
-                    && shown++ < 8) {
-                b.append(" < ").append(e.getClassName().replaceFirst(".*\\.", "")).append('.')
+            String c = e.getClassName();
+            if (c.startsWith("io.asymnvm.") && !c.startsWith("io.asymnvm.recovery.crash")
+                    && !c.equals(ThreadCountingPmRegion.class.getName()) && shown++ < 8) {
+                b.append(" < ").append(c.replaceFirst(".*\\.", "")).append('.')
                         .append(e.getMethodName()).append(':').append(e.getLineNumber());
             }
         }

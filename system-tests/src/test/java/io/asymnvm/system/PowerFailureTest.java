@@ -1,20 +1,28 @@
 package io.asymnvm.system;
 
+import io.asymnvm.core.fabric.EmulatedNic;
+import io.asymnvm.recovery.crash.SimulatedPowerFailure;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,6 +45,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the {@code slow} variant runs every persist point of several seeds with two or three images each, until
  * 10,000 crash images were recovered. {@code -Dasymnvm.seed} and {@code -Dasymnvm.crashBudget} change the seed
  * and the number of crash points of the default run.
+ *
+ * <p>The same workloads also run over loopback tcp ({@link PowerFailureRig.Link}), so that the power fails inside
+ * the tcp emulated NIC too: in a FLUSH on its event loop, persist lane or worker pool, in a control call on a
+ * worker, with connections dropped under it. Every such test requires that its runs went over tcp and that crash
+ * points landed in a FLUSH received over tcp on the thread its placement names. {@code -Dasymnvm.tcpStates} and
+ * {@code -Dasymnvm.tcpSlowStates} set their budgets; {@code -Dasymnvm.printCrashSites=true} lists the distinct code
+ * points the power failed at inside a tcp request.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class PowerFailureTest {
@@ -190,9 +205,110 @@ class PowerFailureTest {
         assertTrue(e.images >= 10_000, "explored only " + e.images + " crash states");
     }
 
+    /**
+     * The bank workload over loopback tcp (the frontend's {@code TcpFabric} to the node's emulated NIC on an
+     * ephemeral 127.0.0.1 port), once per FLUSH placement of the NIC: the power cut lands on the NIC's event loop
+     * (a FLUSH run inline), its worker pool (control calls, FLUSH) or its persist lane, as well as the replayer; the
+     * server and the client connection die with it, every crash image is recovered over the local fabric with the
+     * usual checks, and cut again during a recovery over tcp. Requires that the runs really went over tcp, that crash
+     * points landed in a FLUSH the emulated NIC received over tcp on the thread the placement names, at both of its
+     * persists, and that cuts during recovery landed in the NIC too. {@code asymnvm.tcpStates} (default 80) crash
+     * states per placement.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = PowerFailureRig.Link.class, names = {"TCP_INLINE", "TCP_LANE", "TCP_WORKERS"})
+    void shouldKeepEveryAcknowledgedTransferAcrossPowerFailuresOverTcp(PowerFailureRig.Link link) {
+        exploreTcp(link, PowerFailureRig.Composition.PLAIN, Integer.getInteger("asymnvm.tcpStates", 80));
+    }
+
+    /**
+     * As above while another thread fails every tcp connection three times during the workload, often while a
+     * commit's FLUSH is on its way or running on the emulated NIC: the server closes the session of a connection
+     * whose FLUSH still runs on a worker or lane, and the frontend attaches a new session and re-posts its records.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = PowerFailureRig.Link.class, names = {"TCP_INLINE", "TCP_LANE", "TCP_WORKERS"})
+    void shouldKeepEveryAcknowledgedTransferAcrossPowerFailuresOverTcpWithDroppedConnections(
+            PowerFailureRig.Link link) {
+        exploreTcp(link, PowerFailureRig.Composition.CONNECTION_DROP, Integer.getInteger("asymnvm.tcpStates", 80));
+    }
+
+    /**
+     * Every persist call from the blank region over tcp: formatting, then the attach, the slab grant and the
+     * creation of the accounts arrive as control calls and FLUSHes over tcp, so the power fails on the emulated
+     * NIC's worker pool inside a control call too.
+     */
+    @Test
+    void shouldRecoverFromPowerFailuresWhileAttachingOverTcp() {
+        Exploration e = new Exploration();
+        e.explore(new PowerFailureRig(dir, SEED + 5, 10, PowerFailureRig.Composition.PLAIN,
+                PowerFailureRig.Link.TCP_INLINE), true, Integer.MAX_VALUE, 2);
+        e.report("tcp from format");
+        assertEquals(Set.of("restartable tcp"), e.fabrics, "the workload must run over the tcp fabric");
+        assertTrue(e.points >= 30, "ran only " + e.points + " crash points from format");
+        assertTrue(e.tcpCutsByRole.getOrDefault(ThreadCountingPmRegion.NIC_WORKER, 0L) > 0,
+                "no crash point landed in a control call received over tcp: " + e.cutsByRole);
+        assertTrue(e.tcpFlushCuts > 0, "no crash point landed in a FLUSH received over tcp: " + e.cutsByRole);
+    }
+
+    /**
+     * The slow profile's tcp drill: every composition over every FLUSH placement, {@code asymnvm.tcpSlowStates}
+     * (default 2,000) crash states each.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("tcpDrill")
+    @Tag("slow")
+    @Timeout(value = 3600, unit = TimeUnit.SECONDS)
+    void shouldKeepEveryAcknowledgedTransferAcrossTwoThousandPowerFailuresOverTcp(PowerFailureRig.Link link,
+            PowerFailureRig.Composition composition) {
+        exploreTcp(link, composition, Integer.getInteger("asymnvm.tcpSlowStates", 2_000));
+    }
+
+    static Stream<Arguments> tcpDrill() {
+        return Arrays.stream(PowerFailureRig.Link.values()).filter(PowerFailureRig.Link::tcp)
+                .flatMap(l -> Arrays.stream(PowerFailureRig.Composition.values()).map(c -> Arguments.of(l, c)));
+    }
+
+    private void exploreTcp(PowerFailureRig.Link link, PowerFailureRig.Composition composition, int states) {
+        Exploration e = new Exploration();
+        long seed = SEED + 200 + 10L * link.ordinal() + composition.ordinal();
+        while (e.images + e.recoveryCrashes < states) {
+            // one image per crash point, also cut again during its recovery: two crash states per point
+            e.explore(new PowerFailureRig(dir, seed, 300, composition, link), false, (states + 1) / 2, 1);
+            seed += 7919;
+        }
+        e.report("tcp " + link + " " + composition);
+        assertEquals(Set.of("restartable tcp"), e.fabrics, "the workload must run over the tcp fabric");
+        assertTrue(e.images + e.recoveryCrashes >= states, "explored only " + (e.images + e.recoveryCrashes)
+                + " crash states over tcp");
+        assertTrue(e.tcpFlushCuts > 0, "no crash point landed in a FLUSH received over tcp: " + e.cutsByRole);
+        String flushThread = switch (link) {
+            case TCP_LANE -> ThreadCountingPmRegion.PERSIST_LANE;
+            case TCP_WORKERS -> ThreadCountingPmRegion.NIC_WORKER;
+            default -> ThreadCountingPmRegion.EVENT_LOOP;
+        };
+        assertTrue(e.tcpFlushCutsByRole.getOrDefault(flushThread, 0L) > 0, "no crash point landed in a FLUSH on the "
+                + flushThread + " (" + link + "): " + e.tcpFlushCutsByRole);
+        // a FLUSH persists the ranges its session wrote, then the stamp (the durable watermark): both were cut
+        assertTrue(e.tcpPoints.size() >= 2, "the power failed at only " + e.tcpPoints + " inside tcp requests");
+        assertTrue(e.recoveryCutsOverTcp > 0, "no power cut during a recovery landed inside a tcp request");
+    }
+
     /** Counters and violations of the crash states explored by one test. */
     private final class Exploration {
         final List<String> violations = new ArrayList<>();
+        /** The fabrics the runs' frontends used ({@code RestartableFabric#name}). */
+        final Set<String> fabrics = new TreeSet<>();
+        /** Crash points by the role of the thread whose persist call lost the power. */
+        final Map<String, Long> cutsByRole = new TreeMap<>();
+        /** Crash points inside a request the tcp emulated NIC received, by thread role, and their code points. */
+        final Map<String, Long> tcpCutsByRole = new TreeMap<>();
+        final Set<String> tcpPoints = new TreeSet<>();
+        /** Crash points inside a FLUSH the tcp emulated NIC received, by thread role. */
+        final Map<String, Long> tcpFlushCutsByRole = new TreeMap<>();
+        long tcpFlushCuts;
+        long recoveryCutsOverTcp;
+        final Set<String> recoveryTcpPoints = new TreeSet<>();
         long points;
         long powerLost;
         long images;
@@ -217,11 +333,13 @@ class PowerFailureTest {
             }
             long p = dry.persists();
             dryRuns.add("seed " + seed + (fromFormat ? " from format" : "") + ": " + p + " persist points, "
-                    + "semantic ring " + dry.semLaps() + " laps, redo ring " + dry.redoLaps() + " laps");
+                    + "semantic ring " + dry.semLaps() + " laps, redo ring " + dry.redoLaps() + " laps; over "
+                    + dry.fabric() + ", persists by thread " + dry.region().persistsByRole());
             Random sampler = new Random(seed * 31 + 17);
             for (long k : crashPoints(p, budget, sampler)) {
                 PowerFailureRig.Run run = fromFormat ? rig.runFromFormat(k) : rig.run(k);
                 points++;
+                classify(run);
                 if (run.unexpected() != null) {
                     violations.add("seed " + seed + " crash point " + k + ": " + run.unexpected());
                     continue;
@@ -250,6 +368,34 @@ class PowerFailureTest {
                     }
                 }
             }
+            recoveryCutsOverTcp += rig.recoveryCutsOverTcp();
+            recoveryTcpPoints.addAll(rig.recoveryTcpPoints());
+        }
+
+        /** Which fabric the run used, and where (thread, code point) its power failed. */
+        private void classify(PowerFailureRig.Run run) {
+            String fabric = run.fabric();
+            if (fabric != null) { // null: the power failed before a frontend was opened
+                fabrics.add(fabric.replaceFirst(" \\(.*", ""));
+            }
+            SimulatedPowerFailure f = run.region().failure();
+            if (f == null) {
+                return;
+            }
+            String role = ThreadCountingPmRegion.roleOf(PowerFailureRig.threadOf(f));
+            cutsByRole.merge(role, 1L, Long::sum);
+            boolean overTcp = Arrays.stream(f.getStackTrace())
+                    .anyMatch(e -> e.getClassName().startsWith("io.asymnvm.core.fabric.tcp."));
+            if (!overTcp) {
+                return;
+            }
+            tcpCutsByRole.merge(role, 1L, Long::sum);
+            tcpPoints.add(role + PowerFailureRig.pointOf(f));
+            if (Arrays.stream(f.getStackTrace()).anyMatch(e -> e.getClassName().equals(EmulatedNic.class.getName())
+                    && e.getMethodName().equals("flush"))) {
+                tcpFlushCuts++;
+                tcpFlushCutsByRole.merge(role, 1L, Long::sum);
+            }
         }
 
         void report(String profile) {
@@ -260,6 +406,15 @@ class PowerFailureTest {
                             + " %d s%n", profile, images + recoveryCrashes, points, powerLost, images, inFlightKept,
                     recoveryCrashes, dyingThreads.count(), violations.size(), seconds);
             dryRuns.forEach(d -> System.out.println("  dry run " + d));
+            System.out.println("  power cut by thread " + cutsByRole + "; inside a request received over tcp "
+                    + tcpCutsByRole + " at " + tcpPoints.size() + " distinct code points, inside a tcp FLUSH "
+                    + tcpFlushCuts + " " + tcpFlushCutsByRole + "; power cuts during a recovery over tcp inside a "
+                    + "tcp request " + recoveryCutsOverTcp + " at " + recoveryTcpPoints.size()
+                    + " distinct code points");
+            if (Boolean.getBoolean("asymnvm.printCrashSites")) {
+                tcpPoints.forEach(pt -> System.out.println("    " + pt));
+                recoveryTcpPoints.forEach(pt -> System.out.println("    during recovery: " + pt));
+            }
             if (!violations.isEmpty()) {
                 StringBuilder b = new StringBuilder(violations.size() + " invariant violations in " + images
                         + " crash states:");
