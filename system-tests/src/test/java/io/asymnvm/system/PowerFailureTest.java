@@ -212,13 +212,13 @@ class PowerFailureTest {
      * server and the client connection die with it, every crash image is recovered over the local fabric with the
      * usual checks, and cut again during a recovery over tcp. Requires that the runs really went over tcp, that crash
      * points landed in a FLUSH the emulated NIC received over tcp on the thread the placement names, at both of its
-     * persists, and that cuts during recovery landed in the NIC too. {@code asymnvm.tcpStates} (default 80) crash
+     * persists, and that cuts during recovery landed in the NIC too. {@code asymnvm.tcpStates} (default 60) crash
      * states per placement.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = PowerFailureRig.Link.class, names = {"TCP_INLINE", "TCP_LANE", "TCP_WORKERS"})
     void shouldKeepEveryAcknowledgedTransferAcrossPowerFailuresOverTcp(PowerFailureRig.Link link) {
-        exploreTcp(link, PowerFailureRig.Composition.PLAIN, Integer.getInteger("asymnvm.tcpStates", 80));
+        exploreTcp(link, PowerFailureRig.Composition.PLAIN, Integer.getInteger("asymnvm.tcpStates", 60));
     }
 
     /**
@@ -230,7 +230,7 @@ class PowerFailureTest {
     @EnumSource(value = PowerFailureRig.Link.class, names = {"TCP_INLINE", "TCP_LANE", "TCP_WORKERS"})
     void shouldKeepEveryAcknowledgedTransferAcrossPowerFailuresOverTcpWithDroppedConnections(
             PowerFailureRig.Link link) {
-        exploreTcp(link, PowerFailureRig.Composition.CONNECTION_DROP, Integer.getInteger("asymnvm.tcpStates", 80));
+        exploreTcp(link, PowerFailureRig.Composition.CONNECTION_DROP, Integer.getInteger("asymnvm.tcpStates", 60));
     }
 
     /**
