@@ -110,8 +110,9 @@ final class Records {
     }
 
     /**
-     * The value of leaf record {@code i} of {@code page}; a blob reference that leads outside the heap, or
-     * claims a length no value can have, is the structure's corruption.
+     * The value of leaf record {@code i} of {@code page}, as a fresh array the caller owns (a map of
+     * {@code byte[]} values returns it as it is); a blob reference that leads outside the heap, or claims a length
+     * no value can have, is the structure's corruption.
      */
     static byte[] value(Session session, NodePage page, int i) {
         if (page.isBlob(i)) {
