@@ -56,7 +56,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private final boolean lockless;
     /** An optimistic writer's attempt (also started at {@code seen}); its read set is page index to version. */
     private final boolean optimistic;
-    private final Map<Long, Long> readSet;
+    private final ReadSet readSet;
     private final long seen;
     private final long seenToken;
     /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
@@ -95,7 +95,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
         this.pageSize = cache.pageSize();
         this.lockless = lockless;
         this.optimistic = optimistic;
-        this.readSet = optimistic ? new HashMap<>() : null;
+        this.readSet = optimistic ? new ReadSet() : null;
         this.seen = seen;
         this.seenToken = token;
         this.naive = engine.naive();
@@ -126,10 +126,8 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (!stillValid()) {
             return false;
         }
-        for (Map.Entry<Long, Long> r : readSet.entrySet()) {
-            if (cache.version(r.getKey()) != r.getValue()) {
-                return false;
-            }
+        if (!readSet.unchangedIn(cache)) {
+            return false;
         }
         if (writes == null) {
             return true; // an attempt that failed before writing anything: its reads were what it decided on
