@@ -50,8 +50,7 @@ public final class SemanticRecordLayout {
      */
     public static void finish(byte[] r, long position, long txId, long methodHash) {
         ByteBuffer b = LogRecordLayout.wrap(r);
-        LogRecordLayout.putHeader(b, b.getInt(LogRecordLayout.LENGTH_OFFSET), LogRecordLayout.TYPE_SEMANTIC,
-                position);
+        LogRecordLayout.putHeader(b, LogRecordLayout.length(r), LogRecordLayout.TYPE_SEMANTIC, position);
         b.putLong(TX_ID_OFFSET, txId);
         b.putLong(METHOD_HASH_OFFSET, methodHash);
         LogRecordLayout.seal(r);
@@ -59,7 +58,7 @@ public final class SemanticRecordLayout {
 
     /** How many argument bytes the record holds (at {@link #HEADER_LENGTH}); also of one not finished yet. */
     public static int argumentsLength(byte[] r) {
-        return LogRecordLayout.wrap(r).getInt(LogRecordLayout.LENGTH_OFFSET) - HEADER_LENGTH;
+        return LogRecordLayout.length(r) - HEADER_LENGTH;
     }
 
     public static long txId(byte[] r) {

@@ -228,11 +228,12 @@ public final class PageCache {
 
     /** The version of a cached page, or -1 if it is not cached; counts neither a hit nor a miss. */
     public long version(long pageIndex) {
-        Dirty d = dirty.get(pageIndex);
+        Long key = pageIndex; // boxed once for both lookups (an optimistic commit asks for every page it read)
+        Dirty d = dirty.get(key);
         if (d != null) {
             return d.version();
         }
-        Clean c = cleanPage(pageIndex);
+        Clean c = cleanPage(key);
         return c == null ? -1 : c.version();
     }
 

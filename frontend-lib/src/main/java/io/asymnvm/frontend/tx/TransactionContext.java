@@ -373,10 +373,11 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (privatePages == null) {
             privatePages = new HashMap<>();
         }
-        byte[] p = privatePages.get(pageIndex);
+        Long key = pageIndex; // boxed once for the lookup and the insert
+        byte[] p = privatePages.get(key);
         if (p == null) {
             p = page(pageIndex, writeFrom, writeTo).clone();
-            privatePages.put(pageIndex, p);
+            privatePages.put(key, p);
         }
         return p;
     }
