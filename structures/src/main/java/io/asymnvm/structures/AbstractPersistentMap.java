@@ -25,6 +25,12 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
     private final String description;
     /** Whether the value codec is a built-in one, which copies what it decodes: values are decoded in the page. */
     private final boolean valuesDecodedInPlace;
+    /**
+     * Whether the value codec is {@link Codecs#BYTES}, whose encoding is the array itself: a put then writes the
+     * caller's array without the codec's defensive clone, and a previous value comes back as the array the core
+     * returned, without a second copy (see {@link #encodeValueForWrite} and {@link #decodeOwnedValue}).
+     */
+    private final boolean valuesAreBytes;
     /** For a handle by name: the last resolved root, trusted only while its header still carries the name. */
     private volatile long cachedRoot;
     final KeyCodec<K> keyCodec;
@@ -50,6 +56,7 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
         this.valueCodec = Objects.requireNonNull(valueCodec, "valueCodec");
         this.valuesDecodedInPlace = builtin(valueCodec);
+        this.valuesAreBytes = valueCodec == Codecs.BYTES;
     }
 
     /** The root address; for a handle opened by name, resolved in the running transaction. */
@@ -188,9 +195,9 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
 
     private V put(K key, V value, boolean onlyIfAbsent) {
         byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
+        byte[] v = encodeValueForWrite(value);
         MapCore c = core();
-        V old = decodeValue(c.put(k, v, onlyIfAbsent));
+        V old = decodeOwnedValue(c.put(k, v, onlyIfAbsent));
         c.flush();
         return old;
     }
@@ -199,7 +206,7 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
     public V remove(K key) {
         byte[] k = encodeKey(key);
         MapCore c = core();
-        V old = decodeValue(c.remove(k));
+        V old = decodeOwnedValue(c.remove(k));
         c.flush();
         return old;
     }
@@ -239,6 +246,29 @@ abstract class AbstractPersistentMap<K, V> implements PersistentMap<K, V> {
         byte[] v = valueCodec.encode(value);
         Records.checkValue(v);
         return v;
+    }
+
+    /**
+     * The encoding of {@code value} for a {@link MapCore#put}, which only copies the bytes into records and pages
+     * (issue 8: one copy of a value less per put): for {@link Codecs#BYTES} the array itself, else
+     * {@link #encodeValue}. The caller's array is not changed and no reference to it outlives the operation.
+     */
+    private byte[] encodeValueForWrite(V value) {
+        if (!valuesAreBytes) {
+            return encodeValue(value);
+        }
+        byte[] v = (byte[]) Objects.requireNonNull(value, "value");
+        Records.checkValue(v);
+        return v;
+    }
+
+    /**
+     * A previous value returned by {@link MapCore#put} or {@link MapCore#remove}, a fresh array no one else
+     * holds ({@link Records#value}): for {@link Codecs#BYTES} returned as it is, else decoded.
+     */
+    @SuppressWarnings("unchecked")
+    private V decodeOwnedValue(byte[] v) {
+        return valuesAreBytes ? (V) v : decodeValue(v);
     }
 
     final V decodeValue(byte[] v) {

@@ -21,8 +21,13 @@ interface MapCore {
         return v == null ? null : codec.decode(v, 0, v.length);
     }
 
+    /**
+     * Inserts or replaces; returns the previous value as a fresh array the caller owns, or null. {@code value} is
+     * only copied: no reference to it is kept past the call.
+     */
     byte[] put(byte[] key, byte[] value, boolean onlyIfAbsent);
 
+    /** Removes {@code key}; returns its value as a fresh array the caller owns, or null. */
     byte[] remove(byte[] key);
 
     long size();

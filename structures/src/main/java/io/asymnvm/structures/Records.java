@@ -110,21 +110,26 @@ final class Records {
     }
 
     /**
-     * The value of leaf record {@code i} of {@code page}; a blob reference that leads outside the heap, or
-     * claims a length no value can have, is the structure's corruption.
+     * The value of leaf record {@code i} of {@code page}, as a fresh array the caller owns (a map of
+     * {@code byte[]} values returns it as it is); a blob reference that leads outside the heap, or claims a length
+     * no value can have, is the structure's corruption.
      */
     static byte[] value(Session session, NodePage page, int i) {
         if (page.isBlob(i)) {
             int length = page.blobLength(i);
-            String what = "blob of record " + i + " of page " + page.address();
             if (length <= MAX_INLINE_VALUE || length > MAX_VALUE_LENGTH) {
-                throw new StructureCorruptException(session.structure(), page.address(), what + " length",
+                throw new StructureCorruptException(session.structure(), page.address(), blob(page, i) + " length",
                         "(" + MAX_INLINE_VALUE + ", " + MAX_VALUE_LENGTH + "] bytes", length + " bytes", null);
             }
-            return session.readStored(page.blobAddress(i), length, what);
+            return session.readBlob(page, i, length);
         }
         int o = page.payloadOffset(i);
         return Arrays.copyOfRange(page.block.bytes, o, o + page.tag(i));
+    }
+
+    /** How corruption reports name the blob of leaf record {@code i} of {@code page}. */
+    static String blob(NodePage page, int i) {
+        return "blob of record " + i + " of page " + page.address();
     }
 
     /**

@@ -54,9 +54,27 @@ final class Session {
         try {
             return tx.read(address, length);
         } catch (IllegalArgumentException outside) {
-            throw new StructureCorruptException(structure, address, what + " of " + length + " bytes",
-                    "a range inside the heap", "[" + address + ", " + (address + length) + ")", outside);
+            throw outsideHeap(address, length, what, outside);
         }
+    }
+
+    /**
+     * As {@link #readStored} for the {@code length} bytes of the blob of leaf record {@code i} of {@code page}; its
+     * description for the report is made only when there is one (this runs on every put of a blob value).
+     */
+    byte[] readBlob(NodePage page, int i, int length) {
+        long address = page.blobAddress(i);
+        try {
+            return tx.read(address, length);
+        } catch (IllegalArgumentException outside) {
+            throw outsideHeap(address, length, Records.blob(page, i), outside);
+        }
+    }
+
+    private StructureCorruptException outsideHeap(long address, int length, String what,
+                                                  IllegalArgumentException outside) {
+        return new StructureCorruptException(structure, address, what + " of " + length + " bytes",
+                "a range inside the heap", "[" + address + ", " + (address + length) + ")", outside);
     }
 
     /** As {@link #readStored}, without a copy where the transaction can share the page ({@link Block#shared}). */
@@ -64,8 +82,7 @@ final class Session {
         try {
             return tx.readShared(address, length);
         } catch (IllegalArgumentException outside) {
-            throw new StructureCorruptException(structure, address, what + " of " + length + " bytes",
-                    "a range inside the heap", "[" + address + ", " + (address + length) + ")", outside);
+            throw outsideHeap(address, length, what, outside);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.asymnvm.core.layout;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -51,6 +53,13 @@ public final class LogRecordLayout {
         return (position + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** The length field of a record image (header and body, unpadded). */
+    public static int length(byte[] record) {
+        return (int) INT.get(record, LENGTH_OFFSET);
+    }
+
     public static ByteBuffer wrap(byte[] record) {
         return ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
     }
@@ -65,8 +74,7 @@ public final class LogRecordLayout {
 
     /** Computes and stores the CRC over {@code [4, length)}. */
     public static void seal(byte[] record) {
-        ByteBuffer b = wrap(record);
-        b.putInt(CRC_OFFSET, crc(record, 0, b.getInt(LENGTH_OFFSET)));
+        INT.set(record, CRC_OFFSET, crc(record, 0, length(record)));
     }
 
     public static int crc(byte[] bytes, int offset, int length) {

@@ -23,15 +23,42 @@ public final class SemanticRecordLayout {
 
     /** Encodes a sealed record (padded to the ring alignment). */
     public static byte[] encode(long position, long txId, long methodHash, byte[] args, int argsLength) {
+        byte[] r = allocate(argsLength);
+        System.arraycopy(args, 0, r, HEADER_LENGTH, argsLength);
+        finish(r, position, txId, methodHash);
+        return r;
+    }
+
+    /**
+     * A record image for {@code argsLength} argument bytes, padded to the ring alignment, with only its length
+     * set: the caller puts the arguments at {@link #HEADER_LENGTH} and {@link #finish}es it when it is posted. A
+     * frontend encodes a call's arguments straight into the record it will log, so one array holds them.
+     */
+    public static byte[] allocate(int argsLength) {
+        if (argsLength < 0) {
+            throw new IllegalArgumentException("arguments length negative: " + argsLength);
+        }
         int length = HEADER_LENGTH + argsLength;
         byte[] r = new byte[LogRecordLayout.alignedLength(length)];
+        LogRecordLayout.wrap(r).putInt(LogRecordLayout.LENGTH_OFFSET, length);
+        return r;
+    }
+
+    /**
+     * Fills the header of a record made by {@link #allocate} (its arguments in place) for ring position
+     * {@code position} and seals it; the bytes are then those {@link #encode} gives for the same values.
+     */
+    public static void finish(byte[] r, long position, long txId, long methodHash) {
         ByteBuffer b = LogRecordLayout.wrap(r);
-        LogRecordLayout.putHeader(b, length, LogRecordLayout.TYPE_SEMANTIC, position);
+        LogRecordLayout.putHeader(b, LogRecordLayout.length(r), LogRecordLayout.TYPE_SEMANTIC, position);
         b.putLong(TX_ID_OFFSET, txId);
         b.putLong(METHOD_HASH_OFFSET, methodHash);
-        System.arraycopy(args, 0, r, HEADER_LENGTH, argsLength);
         LogRecordLayout.seal(r);
-        return r;
+    }
+
+    /** How many argument bytes the record holds (at {@link #HEADER_LENGTH}); also of one not finished yet. */
+    public static int argumentsLength(byte[] r) {
+        return LogRecordLayout.length(r) - HEADER_LENGTH;
     }
 
     public static long txId(byte[] r) {
@@ -43,8 +70,7 @@ public final class SemanticRecordLayout {
     }
 
     public static byte[] arguments(byte[] r) {
-        int length = LogRecordLayout.wrap(r).getInt(LogRecordLayout.LENGTH_OFFSET);
-        byte[] args = new byte[length - HEADER_LENGTH];
+        byte[] args = new byte[argumentsLength(r)];
         System.arraycopy(r, HEADER_LENGTH, args, 0, args.length);
         return args;
     }

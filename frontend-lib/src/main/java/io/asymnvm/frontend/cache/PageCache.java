@@ -128,6 +128,17 @@ public final class PageCache {
                 .build();
     }
 
+    /**
+     * Drops the clean copy of a page from {@code part} if it holds one. Asked first because Caffeine's invalidate
+     * of an absent key is not free (a compute that reserves the key's bin; issue 8: a page lives in one of the two
+     * parts, so every page made dirty paid for one). Absent when asked is what invalidate would have found then.
+     */
+    private static void dropClean(Cache<Long, Clean> part, Long key) {
+        if (part.asMap().containsKey(key)) {
+            part.invalidate(key);
+        }
+    }
+
     private Cache<Long, Clean> cacheFor(long pageIndex) {
         return preferred.contains(pageIndex) ? preferredCache : clean;
     }
@@ -228,11 +239,12 @@ public final class PageCache {
 
     /** The version of a cached page, or -1 if it is not cached; counts neither a hit nor a miss. */
     public long version(long pageIndex) {
-        Dirty d = dirty.get(pageIndex);
+        Long key = pageIndex; // boxed once for both lookups (an optimistic commit asks for every page it read)
+        Dirty d = dirty.get(key);
         if (d != null) {
             return d.version();
         }
-        Clean c = cleanPage(pageIndex);
+        Clean c = cleanPage(key);
         return c == null ? -1 : c.version();
     }
 
@@ -278,12 +290,13 @@ public final class PageCache {
     public void putDirty(long pageIndex, byte[] bytes, long txId) {
         sequence.beginChange(); // nested inside a caller's section: only the outermost moves the value
         try {
-            if (dirty.put(pageIndex, new Dirty(bytes, txId, changeStamp())) == null) {
+            Long key = pageIndex; // boxed once for the map operations
+            if (dirty.put(key, new Dirty(bytes, txId, changeStamp())) == null) {
                 // a page already dirty has no clean copy (unpin makes it clean and no longer dirty in one step,
                 // under the same lock as this): only a newly dirty one drops its clean copy (issue 8: a hot page
                 // updated again before the backend applied it costs no cache removals)
-                clean.invalidate(pageIndex);
-                preferredCache.invalidate(pageIndex);
+                dropClean(clean, key);
+                dropClean(preferredCache, key);
             }
             unpinQueue.add(new long[] {txId, pageIndex});
         } finally {

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Collects the physical updates of committed transactions until they are shipped as one redo batch (DESIGN §2
@@ -29,8 +30,25 @@ public final class RedoBuffer {
     /** How many later entries a coalescing candidate is checked against, at most. */
     static final int COALESCE_SCAN = 256;
 
-    /** One write of a transaction: heap address and new bytes. */
-    public record Write(long address, byte[] data) {
+    /**
+     * One write of a transaction: heap address and its new bytes, {@code length} of them at {@code offset} of
+     * {@code bytes}. The array may be larger than the write (a transaction refers to the bytes where its private
+     * page holds them, issue 8: no copy of its own per write); it must not change until the write is appended.
+     */
+    public record Write(long address, byte[] bytes, int offset, int length) {
+        public Write {
+            Objects.checkFromIndexSize(offset, length, bytes.length);
+        }
+
+        /** A write of all of {@code data}. */
+        public Write(long address, byte[] data) {
+            this(address, data, 0, data.length);
+        }
+
+        /** A copy of its bytes. */
+        public byte[] data() {
+            return Arrays.copyOfRange(bytes, offset, offset + length);
+        }
     }
 
     private final int maxBatchBytes;
@@ -59,7 +77,7 @@ public final class RedoBuffer {
     public static int sizeOf(List<Write> writes) {
         int n = RedoBatchLayout.commitEntryLength();
         for (Write w : writes) {
-            n += RedoBatchLayout.writeEntryLength(w.data().length);
+            n += RedoBatchLayout.writeEntryLength(w.length());
         }
         return n;
     }
@@ -105,8 +123,8 @@ public final class RedoBuffer {
         }
         for (Write w : writes) {
             if (!coalesce(w)) {
-                record(w.address(), w.data().length, buffer.position());
-                RedoBatchLayout.putWriteEntry(buffer, w.address(), w.data(), 0, w.data().length);
+                record(w.address(), w.length(), buffer.position());
+                RedoBatchLayout.putWriteEntry(buffer, w.address(), w.bytes(), w.offset(), w.length());
             }
         }
         RedoBatchLayout.putCommitEntry(buffer, txId);
@@ -129,7 +147,7 @@ public final class RedoBuffer {
             return false;
         }
         int e = earlier;
-        int length = w.data().length;
+        int length = w.length();
         if (entryLength[e] != length || entryCount - e - 1 > COALESCE_SCAN) {
             return false;
         }
@@ -140,7 +158,7 @@ public final class RedoBuffer {
                 return false;
             }
         }
-        buffer.put(entryPosition[e] + RedoBatchLayout.ENTRY_HEADER_LENGTH, w.data(), 0, length);
+        buffer.put(entryPosition[e] + RedoBatchLayout.ENTRY_HEADER_LENGTH, w.bytes(), w.offset(), length);
         coalescedWrites++;
         coalescedBytes += RedoBatchLayout.writeEntryLength(length);
         return true;

@@ -9,6 +9,7 @@ import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.MapReferenceResolver;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.layout.SemanticRecordLayout;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
@@ -57,17 +58,40 @@ public final class ArgumentCodec {
      */
     public byte[] encode(Object[] args) {
         Output out = outputs.get();
-        out.reset();
         try {
-            return encode(out, args);
+            return encode(out, args).toBytes();
         } finally {
-            if (out.getBuffer().length > KEPT_OUTPUT_BYTES) {
-                outputs.remove();
-            }
+            release(out);
         }
     }
 
-    private byte[] encode(Output out, Object[] args) {
+    /**
+     * Encodes {@code args} (as {@link #encode} does, same failures) straight into a new semantic record image
+     * ({@link SemanticRecordLayout#allocate}) whose header is filled when it is posted: the record a call logs is
+     * the only array its encoding makes (issue 8: one copy of the arguments less per call).
+     */
+    public byte[] encodeRecord(Object[] args) {
+        Output out = outputs.get();
+        try {
+            encode(out, args);
+            byte[] record = SemanticRecordLayout.allocate(out.position());
+            System.arraycopy(out.getBuffer(), 0, record, SemanticRecordLayout.HEADER_LENGTH, out.position());
+            return record;
+        } finally {
+            release(out);
+        }
+    }
+
+    /** Keeps this thread's output buffer for the next call unless it grew past {@link #KEPT_OUTPUT_BYTES}. */
+    private void release(Output out) {
+        if (out.getBuffer().length > KEPT_OUTPUT_BYTES) {
+            outputs.remove();
+        }
+    }
+
+    /** Encodes {@code args} into {@code out} from its start; the encoding is {@code out}'s first bytes. */
+    private Output encode(Output out, Object[] args) {
+        out.reset();
         Kryo k = kryo.get();
         int n = args == null ? 0 : args.length;
         out.writeVarInt(n, true);
@@ -90,7 +114,7 @@ public final class ArgumentCodec {
                         + e.getMessage(), e);
             }
         }
-        return out.toBytes();
+        return out;
     }
 
     /**
@@ -99,7 +123,12 @@ public final class ArgumentCodec {
      * Kryo's exception.
      */
     public Object[] decode(byte[] bytes) {
-        Input in = new Input(bytes);
+        return decode(bytes, 0, bytes.length);
+    }
+
+    /** Decodes the arguments {@link #encode} wrote, found at {@code offset} of {@code bytes}, {@code length} long. */
+    public Object[] decode(byte[] bytes, int offset, int length) {
+        Input in = new Input(bytes, offset, length);
         Kryo k = kryo.get();
         try {
             int n = in.readVarInt(true);

@@ -3,7 +3,6 @@ package io.asymnvm.frontend.tx;
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
 import io.asymnvm.core.fabric.Completion;
-import io.asymnvm.core.layout.LogRecordLayout;
 import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.frontend.link.MirrorLinks;
 import io.asymnvm.frontend.log.RedoBuffer;
@@ -32,14 +31,18 @@ final class CommitPipeline {
         this.engine = engine;
     }
 
-    /** Step 2 under the lock: id, semantic record, dirty pages, redo. Returns -1 if a ring has no room. */
-    long logAndApply(MethodRegistry.Entry entry, byte[] argBytes, TransactionContext tx) {
+    /**
+     * Step 2 under the lock: id, semantic record, dirty pages, redo. Returns -1 if a ring has no room.
+     * {@code record} is the call's semantic record image with its arguments in place
+     * ({@link Executor#encodeArguments}); its header is filled here, once, as it is posted.
+     */
+    long logAndApply(MethodRegistry.Entry entry, byte[] record, TransactionContext tx) {
         int redoBytes = RedoBuffer.sizeOf(tx.writes());
         if (redoBytes > engine.redo.maxTransactionBytes()) {
             throw new IllegalStateException("transaction " + entry.signature() + " writes " + redoBytes
                     + " bytes of redo, limit " + engine.redo.maxTransactionBytes());
         }
-        int semLength = LogRecordLayout.alignedLength(SemanticRecordLayout.HEADER_LENGTH + argBytes.length);
+        int semLength = record.length;
         if (!engine.semRing.fits(semLength)) {
             return -1;
         }
@@ -47,8 +50,10 @@ final class CommitPipeline {
             return -1;
         }
         long txId = engine.nextTxId++;
-        long semEnd = engine.semRing.append(engine.semWriter, semLength,
-                pos -> SemanticRecordLayout.encode(pos, txId, entry.hash(), argBytes, argBytes.length), txId);
+        long semEnd = engine.semRing.append(engine.semWriter, semLength, pos -> {
+            SemanticRecordLayout.finish(record, pos, txId, entry.hash());
+            return record;
+        }, txId);
         return install(txId, tx, semEnd);
     }
 

@@ -2,6 +2,7 @@ package io.asymnvm.frontend.tx;
 
 import io.asymnvm.core.AsymNvmException;
 import io.asymnvm.core.ErrorCode;
+import io.asymnvm.core.layout.SemanticRecordLayout;
 import io.asymnvm.frontend.Durability;
 import io.asymnvm.frontend.cache.PageCache;
 import io.asymnvm.recovery.semantic.SemanticLogReader;
@@ -65,9 +66,10 @@ final class Executor implements LocklessReads.Engine {
                 return result;
             }
         }
-        byte[] argBytes = ro ? null : recovered != null ? recovered.arguments() : encodeArguments(entry, args);
+        // the semantic record the call logs (its header filled when it is posted), arguments in it
+        byte[] record = ro ? null : recovered != null ? recovered.raw() : encodeArguments(entry, args);
         if (!ro && recovered == null && engine.writers.eligible(entry)) {
-            Object result = engine.writers.tryRun(entry, argBytes, callPages); // optimistic: body without the lock
+            Object result = engine.writers.tryRun(entry, record, callPages); // optimistic: body without the lock
             if (result != LocklessReads.LOCKED) {
                 return result;
             }
@@ -76,7 +78,7 @@ final class Executor implements LocklessReads.Engine {
             // A logged call runs on arguments decoded afresh from the bytes it logs, in every attempt: an attempt
             // that changes its arguments and is abandoned cannot leak that change into the committed attempt, and
             // what commits is exactly what recovery will re-execute (which the first decode also proves).
-            Object[] attemptArgs = argBytes == null ? args : decodeArguments(entry, argBytes, recovered);
+            Object[] attemptArgs = record == null ? args : decodeArguments(entry, record, recovered);
             TransactionContext tx = new TransactionContext(engine, callPages);
             callPages.beginRun(tx);
             Object result = null;
@@ -107,10 +109,10 @@ final class Executor implements LocklessReads.Engine {
                             // the creation as an ordinary logged transaction, which recovery re-executes: drop this
                             // attempt and run again as one, on arguments decoded from the logged bytes
                             ro = false;
-                            argBytes = encodeArguments(entry, args);
+                            record = encodeArguments(entry, args);
                             id = 0;
                         } else {
-                            id = recovered == null ? engine.commit.logAndApply(entry, argBytes, tx)
+                            id = recovered == null ? engine.commit.logAndApply(entry, record, tx)
                                     : engine.commit.adoptAndApply(recovered, tx);
                         }
                         if (id == 0) {
@@ -215,10 +217,12 @@ final class Executor implements LocklessReads.Engine {
 
     static final RetrySignal RERUN_LOGGED = new RetrySignal(RetrySignal.Reason.RERUN_LOGGED, -1);
 
-    Object[] decodeArguments(MethodRegistry.Entry entry, byte[] argBytes,
+    /** The arguments of {@code record}, a semantic record image ({@link SemanticRecordLayout}), decoded afresh. */
+    Object[] decodeArguments(MethodRegistry.Entry entry, byte[] record,
                                      SemanticLogReader.Record recovered) {
         try {
-            return engine.codec.decode(argBytes);
+            return engine.codec.decode(record, SemanticRecordLayout.HEADER_LENGTH,
+                    SemanticRecordLayout.argumentsLength(record));
         } catch (AsymNvmException e) {
             if (e.errorCode() != ErrorCode.CLASS_NOT_REGISTERED) {
                 throw e;
@@ -238,19 +242,21 @@ final class Executor implements LocklessReads.Engine {
         }
     }
 
+    /** The semantic record image of a call of {@code entry} with {@code args}, its header not filled yet. */
     byte[] encodeArguments(MethodRegistry.Entry entry, Object[] args) {
-        byte[] argBytes;
+        byte[] record;
         try {
-            argBytes = engine.codec.encode(args);
+            record = engine.codec.encodeRecord(args);
         } catch (AsymNvmException e) {
             throw new AsymNvmException(e.errorCode(), "call of " + entry.signature() + " refused before anything "
                     + "was logged: " + e.detail(), e);
         }
-        if (argBytes.length > engine.maxArgumentBytes) {
+        int length = SemanticRecordLayout.argumentsLength(record);
+        if (length > engine.maxArgumentBytes) {
             throw new IllegalArgumentException("arguments of " + entry.signature() + " serialize to "
-                    + argBytes.length + " bytes, limit " + engine.maxArgumentBytes);
+                    + length + " bytes, limit " + engine.maxArgumentBytes);
         }
-        return argBytes;
+        return record;
     }
 
     @Override

@@ -104,9 +104,9 @@ final class OptimisticWriters {
 
     /**
      * Runs the call optimistically; returns its result, or {@link LocklessReads#LOCKED} if it must run under the
-     * lock. {@code argBytes} are the bytes it logs; every attempt decodes them afresh.
+     * lock. {@code record} is the semantic record it logs; every attempt decodes its arguments afresh.
      */
-    Object tryRun(MethodRegistry.Entry entry, byte[] argBytes, CallPages callPages)
+    Object tryRun(MethodRegistry.Entry entry, byte[] record, CallPages callPages)
             throws Throwable {
         PageCache cache = engine.cache;
         CacheSequence sequence = cache.sequence();
@@ -122,7 +122,7 @@ final class OptimisticWriters {
             if (seen < 0) {
                 retry = STILL_CHANGING;
             } else {
-                Object[] attemptArgs = executor.decodeArguments(entry, argBytes, null);
+                Object[] attemptArgs = executor.decodeArguments(entry, record, null);
                 callPages.validate(cache);
                 tx = TransactionContext.optimistic(engine, callPages, seen);
                 callPages.beginRun(tx);
@@ -148,7 +148,7 @@ final class OptimisticWriters {
                     if (validateForTest && !tx.validateReadSet()) {
                         retry = INVALID_AT_COMMIT;
                     } else if (failure == null) {
-                        long id = engine.commit.logAndApply(entry, argBytes, tx);
+                        long id = engine.commit.logAndApply(entry, record, tx);
                         if (id < 0) {
                             retry = new RetrySignal(RetrySignal.Reason.RING_FULL, -1);
                         } else {

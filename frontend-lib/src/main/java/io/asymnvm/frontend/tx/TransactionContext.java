@@ -56,7 +56,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
     private final boolean lockless;
     /** An optimistic writer's attempt (also started at {@code seen}); its read set is page index to version. */
     private final boolean optimistic;
-    private final Map<Long, Long> readSet;
+    private final ReadSet readSet;
     private final long seen;
     private final long seenToken;
     /** The naive baseline: every page read remotely, no cache (null in the design's mode). */
@@ -95,7 +95,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
         this.pageSize = cache.pageSize();
         this.lockless = lockless;
         this.optimistic = optimistic;
-        this.readSet = optimistic ? new HashMap<>() : null;
+        this.readSet = optimistic ? new ReadSet() : null;
         this.seen = seen;
         this.seenToken = token;
         this.naive = engine.naive();
@@ -126,16 +126,14 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (!stillValid()) {
             return false;
         }
-        for (Map.Entry<Long, Long> r : readSet.entrySet()) {
-            if (cache.version(r.getKey()) != r.getValue()) {
-                return false;
-            }
+        if (!readSet.unchangedIn(cache)) {
+            return false;
         }
         if (writes == null) {
             return true; // an attempt that failed before writing anything: its reads were what it decided on
         }
         for (RedoBuffer.Write w : writes.values()) {
-            if (!engine.allocator().owns(w.address(), w.data().length)) {
+            if (!engine.allocator().owns(w.address(), w.length())) {
                 return false; // its slab was retired or returned meanwhile
             }
         }
@@ -255,41 +253,48 @@ public final class TransactionContext implements Transaction, FreshMemory {
         return writes != null && !writes.isEmpty();
     }
 
-    /** Records {@code data} at {@code address}, cutting away what it overwrites of earlier writes. */
-    private void record(long address, byte[] data) {
+    /**
+     * Records the {@code length} bytes at {@code offset} of {@code bytes} as written at {@code address}, cutting
+     * away what they overwrite of earlier writes. The bytes are referred to, not copied: either this attempt's
+     * private page holding them (every later write to the page lands there too, and a later write over them cuts
+     * them away here, so what is left of a write always reads its own bytes) or an array of the write's own.
+     */
+    private void record(long address, byte[] bytes, int offset, int length) {
         writeList = null;
         if (writes == null) {
             writes = new TreeMap<>();
         }
-        long end = address + data.length;
+        long end = address + length;
         RedoBuffer.Write tail = null;
         Map.Entry<Long, RedoBuffer.Write> before = writes.lowerEntry(address);
         if (before != null) {
             RedoBuffer.Write w = before.getValue();
-            long wEnd = w.address() + w.data().length;
+            long wEnd = w.address() + w.length();
             if (wEnd > address) {
-                writes.put(w.address(), new RedoBuffer.Write(w.address(),
-                        Arrays.copyOf(w.data(), (int) (address - w.address()))));
+                writes.put(w.address(), slice(w, w.address(), address));
                 if (wEnd > end) {
-                    tail = new RedoBuffer.Write(end, Arrays.copyOfRange(w.data(), (int) (end - w.address()),
-                            w.data().length));
+                    tail = slice(w, end, wEnd);
                 }
             }
         }
         for (Iterator<RedoBuffer.Write> it = writes.subMap(address, true, end, false).values().iterator();
              it.hasNext(); ) {
             RedoBuffer.Write w = it.next();
-            long wEnd = w.address() + w.data().length;
+            long wEnd = w.address() + w.length();
             it.remove();
             if (wEnd > end) {
-                tail = new RedoBuffer.Write(end, Arrays.copyOfRange(w.data(), (int) (end - w.address()),
-                        w.data().length));
+                tail = slice(w, end, wEnd);
             }
         }
         if (tail != null) {
             writes.put(end, tail);
         }
-        writes.put(address, new RedoBuffer.Write(address, data));
+        writes.put(address, new RedoBuffer.Write(address, bytes, offset, length));
+    }
+
+    /** The part {@code [from, to)} of write {@code w}, on the same bytes. */
+    private static RedoBuffer.Write slice(RedoBuffer.Write w, long from, long to) {
+        return new RedoBuffer.Write(from, w.bytes(), w.offset() + (int) (from - w.address()), (int) (to - from));
     }
 
     Map<Long, byte[]> privatePages() {
@@ -368,10 +373,11 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (privatePages == null) {
             privatePages = new HashMap<>();
         }
-        byte[] p = privatePages.get(pageIndex);
+        Long key = pageIndex; // boxed once for the lookup and the insert
+        byte[] p = privatePages.get(key);
         if (p == null) {
             p = page(pageIndex, writeFrom, writeTo).clone();
-            privatePages.put(pageIndex, p);
+            privatePages.put(key, p);
         }
         return p;
     }
@@ -437,6 +443,14 @@ public final class TransactionContext implements Transaction, FreshMemory {
         if (length == 0) {
             return;
         }
+        int first = (int) (address % pageSize);
+        if (first + length <= pageSize) {
+            // inside one page: the private page holds the bytes and the write set refers to them there
+            byte[] page = privatePage(address / pageSize, address, address + length);
+            System.arraycopy(src, offset, page, first, length);
+            record(address, page, first, length);
+            return;
+        }
         byte[] copy = Arrays.copyOfRange(src, offset, offset + length);
         long at = address;
         int done = 0;
@@ -448,7 +462,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
             at += n;
             done += n;
         }
-        record(address, copy);
+        record(address, copy, 0, length);
     }
 
     /**
@@ -480,7 +494,7 @@ public final class TransactionContext implements Transaction, FreshMemory {
         privatePages.put(pageIndex, image);
         for (int i = 0; i < ranges; i++) {
             if (to[i] > from[i]) {
-                record(address + from[i], Arrays.copyOfRange(image, from[i], to[i]));
+                record(address + from[i], image, from[i], to[i] - from[i]);
             }
         }
         return true;
