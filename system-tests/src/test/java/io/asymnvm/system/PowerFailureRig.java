@@ -294,15 +294,31 @@ final class PowerFailureRig {
             this.runConfig = config;
             this.runOptions = options;
         }
-        Random random = new Random(seed);
-        for (int i = 0; i < transfers; i++) {
-            plan.add(new Transfer(random.nextInt(ACCOUNTS), random.nextInt(ACCOUNTS), 1 + random.nextInt(1000)));
-        }
+        addTransfers(new Random(seed), transfers);
     }
 
     private static BackendConfiguration.Builder geometry(Path dir, long ring, MapAccounts.Kind structure) {
         return BackendConfiguration.builder(dir.resolve("simulated.pm")).size(PM_SIZE).maxFrontends(2)
                 .semRingCapacity(ring).redoRingCapacity(ring).slabSize(structure == null ? 64 << 10 : 1 << 20);
+    }
+
+    private void addTransfers(Random random, int n) {
+        for (int i = 0; i < n; i++) {
+            plan.add(new Transfer(random.nextInt(ACCOUNTS), random.nextInt(ACCOUNTS), 1 + random.nextInt(1000)));
+        }
+    }
+
+    /**
+     * Doubles the plan with more transfers of the same seed. For a dry run whose redo did not wrap the ring: when
+     * the frontend gathers many transfers per redo batch, the batch rewrites the 8 balances in place and a transfer
+     * costs little more than its commit entry, so how much redo a plan makes depends on the run's timing.
+     */
+    void lengthenPlan() {
+        addTransfers(new Random(seed * 31 + plan.size()), plan.size());
+    }
+
+    int transfers() {
+        return plan.size();
     }
 
     long seed() {
