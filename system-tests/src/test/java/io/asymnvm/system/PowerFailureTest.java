@@ -342,7 +342,8 @@ class PowerFailureTest {
             long p = dry.persists();
             dryRuns.add("seed " + seed + (fromFormat ? " from format" : "") + ": " + rig.transfers()
                     + " transfers, " + p + " persist points, semantic ring " + dry.semLaps() + " laps, redo ring "
-                    + dry.redoLaps() + " laps; over " + dry.fabric() + ", persists by thread " + dry.region().persistsByRole());
+                    + dry.redoLaps() + " laps; over " + dry.fabric() + ", persists by thread "
+                    + dry.region().persistsByRole());
             Random sampler = new Random(seed * 31 + 17);
             for (long k : crashPoints(p, budget, sampler)) {
                 PowerFailureRig.Run run = fromFormat ? rig.runFromFormat(k) : rig.run(k);
