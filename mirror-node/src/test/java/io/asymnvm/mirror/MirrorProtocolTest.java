@@ -156,14 +156,7 @@ class MirrorProtocolTest {
     void anInSyncMirrorWhoseDeclarationARaisedPostingGenerationVoidsTurnsCatchingUp() {
         try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
              FabricConnection fe1 = m.localFabric().connect()) {
-            int slabs = (int) m.superblock().slabCount();
-            peerAttach(peer, m.superblock());
-            long[] attached = {0, 3};
-            peer.call(ReplicationLayout.frontends(attached)).await();
-            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
-            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
-            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
-            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            long[] attached = inSyncWithFrontendOneDeclared(m, peer, fe1);
 
             attached[1] = PostingEpoch.pack(3, 1); // frontend 1 dropped a mirror under attach epoch 3
             peer.call(ReplicationLayout.frontends(attached)).await();
@@ -185,6 +178,23 @@ class MirrorProtocolTest {
     }
 
     /**
+     * {@code peer} attaches to {@code m} as its backend and ends an empty copy, reporting frontend 1 attached under
+     * epoch 3, which declares the mirror over {@code fe1}: the mirror turns in sync. Returns the attached epochs as
+     * reported (the caller changes them for its next report).
+     */
+    private static long[] inSyncWithFrontendOneDeclared(BackendNode m, FabricConnection peer, FabricConnection fe1) {
+        int slabs = (int) m.superblock().slabCount();
+        peerAttach(peer, m.superblock());
+        long[] attached = {0, 3};
+        peer.call(ReplicationLayout.frontends(attached)).await();
+        peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
+        fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
+        fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
+        awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+        return attached;
+    }
+
+    /**
      * The cluster's path to the same: a mirror dropped from the configuration keeps its declarations through a new
      * peer's copy (the frontend kept posting to a mirror whose shipper merely reconnected). A frontend that dropped it
      * meanwhile raised its posting generation, which the new copy reports before COPY_DONE: the declaration from
@@ -194,22 +204,15 @@ class MirrorProtocolTest {
     void aDeclarationFromBeforeTheDropDoesNotCountAfterANewCopy() {
         try (BackendNode m = mirror(); FabricConnection peer = m.localFabric().connect();
              FabricConnection fe1 = m.localFabric().connect()) {
-            int slabs = (int) m.superblock().slabCount();
-            peerAttach(peer, m.superblock());
-            long[] attached = {0, 3};
-            peer.call(ReplicationLayout.frontends(attached)).await();
-            peer.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode()).await();
-            fe1.call(ControlMessageLayout.request(ControlMessageLayout.KIND_ATTACH, 1, 0)).await();
-            fe1.call(ReplicationLayout.posting(1, 3, 0)).await();
-            awaitState(m, ReplicationLayout.STATE_IN_SYNC);
+            long[] attached = inSyncWithFrontendOneDeclared(m, peer, fe1);
 
             try (FabricConnection again = m.localFabric().connect()) { // the backend's new shipper
                 peerAttach(again, m.superblock());
                 assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(), "paused for the copy");
                 attached[1] = PostingEpoch.pack(3, 1);
                 again.call(ReplicationLayout.frontends(attached)).await();
-                again.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], new long[slabs]).encode())
-                        .await();
+                long[] slabs = new long[(int) m.superblock().slabCount()];
+                again.call(ReplicationLayout.Replicate.copyDone(new long[FRONTENDS][4], slabs).encode()).await();
                 assertEquals(ReplicationLayout.STATE_CATCHING_UP, m.replication().state(),
                         "in sync on a declaration from before the drop");
                 AsymNvmException refused = assertThrows(AsymNvmException.class, m::promote);
